@@ -1,0 +1,37 @@
+# Tabula: `make run` and `make test` work on a fresh machine with only Python 3.11.
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: run test test-long bench lint schema clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+# Start the embedded stack, play one demo 3-D Chess game between two bots, keep serving.
+run: $(STAMP)
+	$(BIN)/tabula up --demo 1
+
+test: $(STAMP)
+	$(BIN)/pytest -q -m "not slow"
+
+test-long: $(STAMP)
+	$(BIN)/pytest -q -m slow
+
+bench: $(STAMP)
+	$(BIN)/python -m tests.bench.run
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
+
+schema: $(STAMP)
+	$(BIN)/tabula schema
+
+clean:
+	rm -rf $(VENV) .tabula .pytest_cache .mypy_cache .ruff_cache

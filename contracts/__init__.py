@@ -1,0 +1,1 @@
+"""Wire and storage contracts: msgspec messages only. Nothing here does I/O."""

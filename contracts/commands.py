@@ -1,0 +1,146 @@
+"""Requests and replies of every service. Inbound requests forbid unknown fields."""
+
+import msgspec
+
+from contracts.envelope import StoredEvent
+from contracts.errors import ErrorCode
+
+
+class Request(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    pass
+
+
+class CreateGame(Request, frozen=True, kw_only=True):
+    # Idempotency key; when game_id is omitted it is derived from it, so a retry is harmless.
+    command_id: str
+    ruleset: str
+    variant: str = ""
+    game_id: str | None = None
+    players: list[str] = []
+    position: str = ""
+
+
+class Act(Request, frozen=True, kw_only=True):
+    game_id: str
+    seat: int
+    token: str
+    command_id: str
+    action: str  # the ruleset's action notation
+    expected_version: int | None = None
+
+
+class ReadEvents(Request, frozen=True, kw_only=True):
+    game_id: str
+    after: int = 0  # return events with version > after
+    limit: int = 1000
+
+
+class GetView(Request, frozen=True, kw_only=True):
+    game_id: str
+    seat: int | None = None  # None: the public (spectator) view
+    token: str = ""
+
+
+class CreateSeed(Request, frozen=True, kw_only=True):
+    game_id: str
+
+
+class Draw(Request, frozen=True, kw_only=True):
+    game_id: str
+    nonce: int
+    kind: str  # "die" | "uniform" | "shuffle"
+    n: int
+
+
+class Enqueue(Request, frozen=True, kw_only=True):
+    ticket: str  # chosen by the player; assignments arrive on subjects.match_assigned(ticket)
+    ruleset: str
+    variant: str = ""
+    player: str = ""
+
+
+class Cancel(Request, frozen=True, kw_only=True):
+    ticket: str
+
+
+class Reply(msgspec.Struct, frozen=True, kw_only=True, tag_field="reply"):
+    pass
+
+
+class Error(Reply, tag="error", frozen=True, kw_only=True):
+    code: ErrorCode
+    reason: str
+    clause: str = ""  # the rule clause an illegal action breaks, e.g. "C3-6.3.3"
+
+
+class SeatGrant(msgspec.Struct, frozen=True, kw_only=True):
+    seat: int
+    token: str
+
+
+class Created(Reply, tag="created", frozen=True, kw_only=True):
+    game_id: str
+    version: int
+    hash: str
+    seats: list[SeatGrant]
+
+
+class Receipt(Reply, tag="receipt", frozen=True, kw_only=True):
+    """An accepted action: the chain head after it, (n, h_n)."""
+
+    game_id: str
+    version: int
+    hash: str
+    first_version: int  # the first event this command appended
+    duplicate: bool = False  # a retried command: nothing new was appended
+
+
+class Events(Reply, tag="events", frozen=True, kw_only=True):
+    game_id: str
+    events: list[StoredEvent]
+    head: int  # version of the last stored event
+
+
+class View(Reply, tag="view", frozen=True, kw_only=True):
+    game_id: str
+    version: int
+    ruleset: str
+    variant: str
+    seat: int | None
+    to_act: list[int]
+    position: str  # ruleset position notation (e.g. 3D-FEN)
+    legal: list[str] = []  # the seat's legal actions, when a seat asked
+    result: str = ""
+    reason: str = ""
+
+
+class SeedCommitted(Reply, tag="seed", frozen=True, kw_only=True):
+    game_id: str
+    commitment: str
+
+
+class Drawn(Reply, tag="drawn", frozen=True, kw_only=True):
+    game_id: str
+    nonce: int
+    kind: str
+    n: int
+    values: list[int]  # one value for die/uniform, the permutation for shuffle
+
+
+class Queued(Reply, tag="queued", frozen=True, kw_only=True):
+    ticket: str
+    waiting: int
+
+
+class Cancelled(Reply, tag="cancelled", frozen=True, kw_only=True):
+    ticket: str
+    found: bool
+
+
+class Assignment(Reply, tag="assignment", frozen=True, kw_only=True):
+    ticket: str
+    game_id: str
+    ruleset: str
+    variant: str
+    seat: int
+    token: str

@@ -1,0 +1,22 @@
+"""Wire error codes: stable strings, the one place they are defined."""
+
+from enum import StrEnum
+
+
+class ErrorCode(StrEnum):
+    MALFORMED = "request/malformed"  # undecodable or schema-violating message
+    UNKNOWN_GAME = "game/unknown"
+    GAME_EXISTS = "game/exists"
+    GAME_ENDED = "game/ended"
+    UNKNOWN_RULESET = "ruleset/unknown"
+    BAD_VARIANT = "ruleset/bad-variant"
+    BAD_POSITION = "ruleset/bad-position"
+    UNKNOWN_SEAT = "seat/unknown"
+    BAD_TOKEN = "seat/bad-token"
+    NOT_YOUR_TURN = "action/not-your-turn"
+    MALFORMED_ACTION = "action/malformed"
+    ILLEGAL_ACTION = "action/illegal"
+    CONFLICT = "append/conflict"  # expected version is stale
+    NO_DRAW = "random/unavailable"
+    UNAVAILABLE = "service/unavailable"
+    INTERNAL = "internal"

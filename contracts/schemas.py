@@ -1,0 +1,32 @@
+"""JSON Schema for every message (`tabula schema` writes them into docs/schemas/)."""
+
+from typing import Any, Union
+
+import msgspec
+
+from contracts import chess3d, commands
+from contracts.envelope import StoredEvent
+from contracts.events import PLATFORM_EVENTS
+
+REQUESTS = (
+    commands.CreateGame,
+    commands.Act,
+    commands.ReadEvents,
+    commands.GetView,
+    commands.CreateSeed,
+    commands.Draw,
+    commands.Enqueue,
+    commands.Cancel,
+)
+REPLIES = tuple(commands.Reply.__subclasses__())
+RULESET_EVENTS = {"chess3d": chess3d.EVENTS}
+
+
+def all_schemas() -> dict[str, Any]:
+    out: dict[str, Any] = {t.__name__: msgspec.json.schema(t) for t in REQUESTS}
+    out["Reply"] = msgspec.json.schema(Union[REPLIES])  # noqa: UP007
+    out["StoredEvent"] = msgspec.json.schema(StoredEvent)
+    out["events.platform"] = msgspec.json.schema(Union[PLATFORM_EVENTS])  # noqa: UP007
+    for name, events in RULESET_EVENTS.items():
+        out[f"events.{name}"] = msgspec.json.schema(Union[(*PLATFORM_EVENTS, *events)])
+    return out

@@ -1,0 +1,40 @@
+"""NATS subject names, built in one place.
+
+Service endpoints are request/reply; `game_events` is a notification of committed events (the
+record is the Redis stream, never the subject).
+"""
+
+from typing import Final
+
+PREFIX: Final = "tabula"
+
+RULES_SERVICE: Final = "tabula-rules"
+RULES_CREATE: Final = f"{PREFIX}.rules.create"
+RULES_ACT: Final = f"{PREFIX}.rules.act"
+RULES_READ: Final = f"{PREFIX}.rules.read"
+RULES_VIEW: Final = f"{PREFIX}.rules.view"
+RULES_QUEUE: Final = "rules"
+
+RANDOM_SERVICE: Final = "tabula-randomness"
+RANDOM_SEED: Final = f"{PREFIX}.random.seed"
+RANDOM_DRAW: Final = f"{PREFIX}.random.draw"
+RANDOM_QUEUE: Final = "randomness"
+
+MATCH_SERVICE: Final = "tabula-matchmaking"
+MATCH_ENQUEUE: Final = f"{PREFIX}.match.enqueue"
+MATCH_CANCEL: Final = f"{PREFIX}.match.cancel"
+MATCH_QUEUE: Final = "matchmaking"
+
+
+def game_events(game_id: str) -> str:
+    """Public projection of every committed event of one game."""
+    return f"{PREFIX}.game.{game_id}.events"
+
+
+def all_game_events() -> str:
+    return f"{PREFIX}.game.*.events"
+
+
+def match_assigned(ticket: str) -> str:
+    """Where matchmaking tells one waiting player its game, seat and token."""
+    return f"{PREFIX}.match.assigned.{ticket}"

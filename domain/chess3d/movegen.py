@@ -1,0 +1,325 @@
+"""Move generation and attack detection on the raw mailbox (sections 5 and 6).
+
+Everything here works on plain values (board bytes, side, rights) so the hot paths avoid
+attribute lookups. A move is a triple `(from, to, promotion_kind)` of mailbox indices and a
+piece kind (0: no promotion).
+"""
+
+from collections.abc import Callable, Iterator
+from operator import itemgetter
+from typing import Final
+
+from domain.chess3d.geometry import (
+    BISHOP,
+    BISHOP_DIRS,
+    COLORS,
+    DIRECTION_OF,
+    EMPTY,
+    FORWARD,
+    KING,
+    KING_OFFSETS,
+    KNIGHT,
+    KNIGHT_OFFSETS,
+    LEVEL,
+    MAX_DELTA,
+    NAMES,
+    PAWN,
+    PAWN_CAPTURES,
+    PROMOTION_RANK,
+    QUEEN,
+    RANK_OF,
+    ROOK,
+    ROOK_DIRS,
+    SQUARES,
+    VDIAG_DIRS,
+    square,
+)
+
+MoveTuple = tuple[int, int, int]
+Board = bytes | bytearray
+Getter = Callable[[Board], tuple[int, ...]]
+
+PROMOTION_KINDS: Final = (QUEEN, ROOK, BISHOP, KNIGHT)
+
+# Castling (C3-6.3): bit, king from, king to, rook from, rook to, cubes that must be empty,
+# cube the king crosses.
+CASTLE_K: Final = 1
+CASTLE_Q: Final = 2
+CASTLE_k: Final = 4
+CASTLE_q: Final = 8
+CASTLING_LETTERS: Final = "KQkq"
+
+
+def _castle(bit: int, z: int, y: int, kx: int, rx: int) -> tuple[int, ...]:
+    step = 1 if kx > 4 else -1
+    between = tuple(square(x, y, z) for x in range(min(4, rx) + 1, max(4, rx)))
+    return (bit, square(4, y, z), square(kx, y, z), square(rx, y, z),
+            square(4 + step, y, z), square(4 + step, y, z), *between)  # fmt: skip
+
+
+# (bit, king from, king to, rook from, rook to, crossed cube, *between)
+CASTLES: Final = (
+    (_castle(CASTLE_K, 0, 0, 6, 7), _castle(CASTLE_Q, 0, 0, 2, 0)),
+    (_castle(CASTLE_k, 2, 7, 6, 7), _castle(CASTLE_q, 2, 7, 2, 0)),
+)
+# Castling rights lost when a move starts or ends on the cube (C3-6.3.3 a).
+CASTLING_LOSS: Final = {
+    square(4, 0, 0): CASTLE_K | CASTLE_Q,
+    square(7, 0, 0): CASTLE_K,
+    square(0, 0, 0): CASTLE_Q,
+    square(4, 7, 2): CASTLE_k | CASTLE_q,
+    square(7, 7, 2): CASTLE_k,
+    square(0, 7, 2): CASTLE_q,
+}
+# Double-step rights (C3-R12): bit x for the White pawn on I<x>2, bit 8 + x for Black on III<x>7.
+DOUBLE_BIT: Final = {square(x, 1, 0): 1 << x for x in range(8)} | {
+    square(x, 6, 2): 1 << (8 + x) for x in range(8)
+}
+
+
+def _getter(cells: list[int]) -> Getter:
+    # Padded with cell 0 (always OFFBOARD) so the getter always returns a tuple.
+    return itemgetter(*cells, 0, 0)
+
+
+def _on_board(i: int) -> bool:
+    return 0 <= i < len(NAMES) and NAMES[i] != ""
+
+
+def _neighbour_getters(offsets: tuple[int, ...]) -> dict[int, Getter]:
+    return {sq: _getter([sq + o for o in offsets if _on_board(sq + o)]) for sq in SQUARES}
+
+
+KNIGHT_NEIGHBOURS: Final = _neighbour_getters(KNIGHT_OFFSETS)
+KING_NEIGHBOURS: Final = _neighbour_getters(KING_OFFSETS)
+# Cubes from which a pawn of the given seat attacks the key cube.
+PAWN_ATTACKERS: Final = tuple(
+    _neighbour_getters(tuple(-o for o in PAWN_CAPTURES[seat])) for seat in (0, 1)
+)
+
+# Piece kinds that attack along each direction, without and with the vertical diagonals.
+LINE_KINDS: Final = tuple(
+    dict.fromkeys(ROOK_DIRS, (ROOK, QUEEN))
+    | dict.fromkeys(BISHOP_DIRS, (BISHOP, QUEEN))
+    | dict.fromkeys(VDIAG_DIRS, (QUEEN,) if q26 else ())
+    for q26 in (False, True)
+)
+QUEEN_DIRS: Final = (ROOK_DIRS + BISHOP_DIRS, ROOK_DIRS + BISHOP_DIRS + VDIAG_DIRS)
+
+
+def attacked(b: Board, sq: int, by: int, q26: bool) -> bool:
+    """C3-5.0.5: whether side `by` attacks cube `sq`, looking outward from `sq`."""
+    col = COLORS[by]
+    if col | KNIGHT in KNIGHT_NEIGHBOURS[sq](b):
+        return True
+    if col | KING in KING_NEIGHBOURS[sq](b):
+        return True
+    if col | PAWN in PAWN_ATTACKERS[by][sq](b):
+        return True
+    queen = col | QUEEN
+    rook = col | ROOK
+    for d in ROOK_DIRS:
+        t = sq + d
+        x = b[t]
+        while x == EMPTY:
+            t += d
+            x = b[t]
+        if x in (rook, queen):
+            return True
+    bishop = col | BISHOP
+    for d in BISHOP_DIRS:
+        t = sq + d
+        x = b[t]
+        while x == EMPTY:
+            t += d
+            x = b[t]
+        if x in (bishop, queen):
+            return True
+    if q26:
+        for d in VDIAG_DIRS:
+            t = sq + d
+            x = b[t]
+            while x == EMPTY:
+                t += d
+                x = b[t]
+            if x == queen:
+                return True
+    return False
+
+
+def piece_moves(
+    b: Board,
+    sq: int,
+    side: int,
+    castling: int,
+    ep: int,
+    double: int,
+    q26: bool,
+    out: list[MoveTuple],
+) -> None:
+    """Append the pseudo-legal moves (C3-5, C3-6) of the man of `side` on `sq` to `out`."""
+    kind = b[sq] & 7
+    enemy = COLORS[side ^ 1]
+    if kind == PAWN:
+        _pawn_moves(b, sq, side, ep, double, enemy, out)
+        return
+    if kind in (KNIGHT, KING):
+        for o in KNIGHT_OFFSETS if kind == KNIGHT else KING_OFFSETS:
+            t = sq + o
+            x = b[t]
+            if x == EMPTY or x & enemy:
+                out.append((sq, t, 0))
+        if kind == KING and castling:
+            _castling_moves(b, sq, side, castling, q26, out)
+        return
+    dirs = ROOK_DIRS if kind == ROOK else BISHOP_DIRS if kind == BISHOP else QUEEN_DIRS[q26]
+    for d in dirs:
+        t = sq + d
+        x = b[t]
+        while x == EMPTY:
+            out.append((sq, t, 0))
+            t += d
+            x = b[t]
+        if x & enemy:
+            out.append((sq, t, 0))
+
+
+def _pawn_moves(
+    b: Board, sq: int, side: int, ep: int, double: int, enemy: int, out: list[MoveTuple]
+) -> None:
+    f = FORWARD[side]
+    promo_rank = PROMOTION_RANK[side]
+    t = sq + f
+    if b[t] == EMPTY:  # C3-5.6.1 forward step
+        if RANK_OF[t] == promo_rank:
+            out.extend((sq, t, k) for k in PROMOTION_KINDS)
+        else:
+            out.append((sq, t, 0))
+            if double and double & DOUBLE_BIT.get(sq, 0) and b[t + f] == EMPTY:
+                out.append((sq, t + f, 0))  # C3-5.6.2 forward double step
+    for v in (LEVEL, -LEVEL):  # C3-5.6.1 level steps
+        if b[sq + v] == EMPTY:
+            out.append((sq, sq + v, 0))
+    if double and double & DOUBLE_BIT.get(sq, 0):  # C3-5.6.2 two-level double step
+        v = LEVEL if side == 0 else -LEVEL
+        if b[sq + v] == EMPTY and b[sq + 2 * v] == EMPTY:
+            out.append((sq, sq + 2 * v, 0))
+    for o in PAWN_CAPTURES[side]:  # C3-5.6.3, C3-6.2
+        t = sq + o
+        if b[t] & enemy or (t == ep and ep):
+            if RANK_OF[t] == promo_rank:
+                out.extend((sq, t, k) for k in PROMOTION_KINDS)
+            else:
+                out.append((sq, t, 0))
+
+
+def _castling_moves(
+    b: Board, sq: int, side: int, castling: int, q26: bool, out: list[MoveTuple]
+) -> None:
+    for bit, king_from, king_to, rook_from, _rook_to, cross, *between in CASTLES[side]:
+        if not castling & bit or sq != king_from or b[rook_from] != COLORS[side] | ROOK:
+            continue
+        if any(b[c] != EMPTY for c in between):  # C3-6.3.3 b
+            continue
+        enemy = side ^ 1
+        if (
+            attacked(b, sq, enemy, q26)  # c
+            or attacked(b, cross, enemy, q26)  # d
+            or attacked(b, king_to, enemy, q26)  # e
+        ):
+            continue
+        out.append((sq, king_to, 0))
+
+
+def make_board(b: Board, move: MoveTuple, ep: int) -> bytearray:
+    """The board after `move` (castling, en passant and promotion inferred from the board)."""
+    fr, to, promo = move
+    a = bytearray(b)
+    piece = a[fr]
+    kind = piece & 7
+    if kind == PAWN:
+        if to == ep and ep:
+            a[to - FORWARD[piece >> 5]] = EMPTY  # C3-6.2.2: remove the passed pawn
+        if promo:
+            piece = (piece & 0x30) | promo
+    elif kind == KING and (to - fr == 2 or fr - to == 2):
+        if to > fr:
+            a[fr + 1], a[fr + 3] = a[fr + 3], EMPTY
+        else:
+            a[fr - 1], a[fr - 4] = a[fr - 4], EMPTY
+    a[fr] = EMPTY
+    a[to] = piece
+    return a
+
+
+def is_legal(
+    b: Board, move: MoveTuple, side: int, king: int, in_check: bool, ep: int, q26: bool
+) -> bool:
+    """C3-4.2: a pseudo-legal move is legal iff the mover's King is not attacked after it."""
+    fr, to, _ = move
+    if fr == king:
+        return not attacked(make_board(b, move, ep), to, side ^ 1, q26)
+    if in_check or (to == ep and ep and b[fr] & 7 == PAWN):
+        return not attacked(make_board(b, move, ep), king, side ^ 1, q26)
+    d = DIRECTION_OF[fr - king + MAX_DELTA]
+    if not d:
+        return True
+    # Only a discovered attack along the line King -> from-cube can arise.
+    t = king + d
+    while t == fr or (t != to and b[t] == EMPTY):
+        t += d
+    if t == to:
+        return True
+    x = b[t]
+    return not (x & COLORS[side ^ 1] and x & 7 in LINE_KINDS[q26][d])
+
+
+def own_squares(b: Board, side: int) -> Iterator[int]:
+    own = COLORS[side]
+    for sq in SQUARES:
+        if b[sq] & own:
+            yield sq
+
+
+def legal_moves(
+    b: Board, side: int, castling: int, ep: int, double: int, king: int, q26: bool
+) -> list[MoveTuple]:
+    in_check = attacked(b, king, side ^ 1, q26)
+    pseudo: list[MoveTuple] = []
+    for sq in own_squares(b, side):
+        piece_moves(b, sq, side, castling, ep, double, q26, pseudo)
+    return [m for m in pseudo if is_legal(b, m, side, king, in_check, ep, q26)]
+
+
+def count_legal(
+    b: Board, side: int, castling: int, ep: int, double: int, king: int, q26: bool
+) -> int:
+    return len(legal_moves(b, side, castling, ep, double, king, q26))
+
+
+def has_legal_move(
+    b: Board, side: int, ep: int, double: int, king: int, in_check: bool, q26: bool
+) -> bool:
+    """Whether `side` has any legal move; stops at the first (castling is never needed: a
+    castling move implies the ordinary King step to the crossed cube is legal too)."""
+    moves: list[MoveTuple] = []
+    for sq in own_squares(b, side):
+        moves.clear()
+        piece_moves(b, sq, side, 0, ep, double, q26, moves)
+        for m in moves:
+            if is_legal(b, m, side, king, in_check, ep, q26):
+                return True
+    return False
+
+
+def ep_captures(b: Board, side: int, ep: int, king: int, q26: bool) -> tuple[int, ...]:
+    """C3-6.2.2: the cubes of `side`'s pawns that can legally capture on `ep`."""
+    if not ep:
+        return ()
+    pawn = COLORS[side] | PAWN
+    in_check = attacked(b, king, side ^ 1, q26)
+    return tuple(
+        fr
+        for o in PAWN_CAPTURES[side]
+        if b[fr := ep - o] == pawn and is_legal(b, (fr, ep, 0), side, king, in_check, ep, q26)
+    )

@@ -1,0 +1,23 @@
+from domain.core.ruleset import (
+    Decision,
+    DrawRequest,
+    DrawResult,
+    NeedDraws,
+    Outcome,
+    Rejection,
+    Ruleset,
+    VariantError,
+    fold,
+)
+
+__all__ = [
+    "Decision",
+    "DrawRequest",
+    "DrawResult",
+    "NeedDraws",
+    "Outcome",
+    "Rejection",
+    "Ruleset",
+    "VariantError",
+    "fold",
+]

@@ -1,0 +1,145 @@
+"""The ruleset interface every game system implements, and `fold`.
+
+A ruleset is a set of pure functions over an immutable state (boardgame.io / Equinox style):
+
+    decide(state, seat, action, draws) -> events | Rejection | NeedDraws
+    evolve(state, event) -> state
+
+The service wraps these; they never call out. What later games need is in the shape already:
+- several seats may be expected to act at once (`to_act` returns a set: hidden simultaneous
+  setup), and a seat may act outside its turn (resignation, a defender's response): `decide`
+  alone says who may do what;
+- a turn of several actions closed by an explicit end is just several `decide` calls while
+  `to_act` stays the same;
+- random outcomes needed in the middle of an action: `decide` returns `NeedDraws`, the service
+  obtains them and calls `decide` again with `draws`; the events then record the outcomes, so
+  `evolve` (and replay) never needs the randomness service;
+- hidden information: `view(state, seat)` and `visible(event, seat)` project per seat;
+- 2-4 seats with teams: `GameCreated.seats` / `.teams`, `Outcome.winners`.
+"""
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol, TypeVar
+
+from contracts.errors import ErrorCode
+from contracts.events import Event, GameCreated
+
+
+@dataclass(frozen=True, slots=True)
+class Rejection:
+    """Why an action is refused; `clause` cites the ruling (e.g. "C3-6.3.3")."""
+
+    code: ErrorCode
+    reason: str
+    clause: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class DrawRequest:
+    """A random outcome `decide` needs before it can produce events."""
+
+    kind: str  # "die" (n <= 256) | "uniform" | "shuffle" (n = deck size)
+    n: int
+    purpose: str
+
+
+@dataclass(frozen=True, slots=True)
+class DrawResult:
+    nonce: int
+    kind: str
+    n: int
+    values: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class NeedDraws:
+    requests: tuple[DrawRequest, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    result: str  # "1-0", "0-1", "1/2-1/2" for two seats
+    reason: str  # e.g. "checkmate", "stalemate", "resignation"
+    winners: tuple[int, ...] = ()
+
+
+Decision = tuple[Event, ...] | Rejection | NeedDraws
+
+
+class VariantError(ValueError):
+    """A variant string or starting position the ruleset cannot accept."""
+
+    def __init__(self, code: ErrorCode, reason: str) -> None:
+        super().__init__(reason)
+        self.code = code
+        self.reason = reason
+
+
+S = TypeVar("S")
+A = TypeVar("A")
+
+
+class Ruleset(Protocol[S, A]):
+    """One game system. `S` is its immutable state, `A` its parsed action."""
+
+    name: str
+    # The ruleset's own event types; with contracts.events.PLATFORM_EVENTS they form the union
+    # stored in its games' streams.
+    events: tuple[type[Event], ...]
+
+    def create(self, variant: str, position: str = "") -> GameCreated:
+        """The first event of a new game; raises VariantError for a bad variant or position."""
+        ...
+
+    def start(self, created: GameCreated) -> S:
+        """The state right after `GameCreated`."""
+        ...
+
+    def to_act(self, state: S) -> frozenset[int]:
+        """Seats expected to act now (several for simultaneous phases; empty once ended)."""
+        ...
+
+    def legal_actions(self, state: S, seat: int) -> Sequence[A]: ...
+
+    def parse_action(self, state: S, seat: int, text: str) -> A | Rejection: ...
+
+    def format_action(self, state: S, action: A) -> str: ...
+
+    def decide(
+        self, state: S, seat: int, action: A, draws: Sequence[DrawResult] = ()
+    ) -> Decision: ...
+
+    def evolve(self, state: S, event: Event) -> S:
+        """Apply an accepted event, unchecked (replay must never reject its own log)."""
+        ...
+
+    def outcome(self, state: S) -> Outcome | None: ...
+
+    def position(self, state: S) -> str:
+        """The position in the ruleset's text notation (as seen by everyone)."""
+        ...
+
+    def render(self, state: S) -> str:
+        """A human-readable text picture of the position."""
+        ...
+
+    def view(self, state: S, seat: int | None) -> dict[str, Any]:
+        """What `seat` (None: a spectator) may see of the state, JSON-ready."""
+        ...
+
+    def visible(self, event: Event, seat: int | None) -> Event | None:
+        """The projection of `event` for `seat`: itself, a redacted copy, or None."""
+        ...
+
+
+def fold(ruleset: Ruleset[S, A], events: Iterable[Event]) -> S:
+    """Rebuild a state from a game's events; the first must be GameCreated."""
+    it = iter(events)
+    first = next(it, None)
+    if not isinstance(first, GameCreated):
+        raise ValueError("a game's log must start with GameCreated")
+    state = ruleset.start(first)
+    for event in it:
+        state = ruleset.evolve(state, event)
+    return state

@@ -1,0 +1,70 @@
+"""`tabula demo`: bots play whole games through matchmaking and rules, with a progress bar."""
+
+import asyncio
+import time
+from collections import Counter
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from services.client.bot import BotResult, play_seat
+from services.client.client import Client
+
+
+async def run_demo(
+    nats_url: str,
+    redis_url: str,
+    games: int,
+    ruleset: str,
+    variant: str,
+    console: Console,
+    show: bool = False,
+    seed: int = 0,
+) -> list[BotResult]:
+    client = await Client.connect(nats_url)
+    events = 0
+
+    def seen() -> None:
+        nonlocal events
+        events += 1
+
+    async def bot(i: int) -> BotResult:
+        a = await client.find_match(ruleset, variant, player=f"bot-{i}")
+        result = await play_seat(client, a.game_id, a.seat, a.token, seed=seed + i, on_event=seen)
+        progress.update(task, advance=0.5, moves=events // 2)
+        return result
+
+    started = time.perf_counter()
+    try:
+        with Progress(
+            TextColumn("[bold]{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.fields[moves]} events"),
+            TimeElapsedColumn(),
+            console=console,
+            transient=not show,
+        ) as progress:
+            task = progress.add_task(f"{ruleset} games", total=games, moves=0)
+            results = await asyncio.gather(*(bot(i) for i in range(2 * games)))
+    finally:
+        await client.close()
+    elapsed = time.perf_counter() - started
+    by_game = {r.game_id: r for r in results}
+    moves = sum(r.moves for r in results)
+    reasons = Counter(f"{r.outcome.result} {r.outcome.reason}" for r in by_game.values())
+    console.print(
+        f"{len(by_game)} games, {moves} accepted actions in {elapsed:.1f}s: "
+        f"{moves / elapsed:.0f} actions/s, {len(by_game) / elapsed * 60:.1f} games/min"
+    )
+    console.print("results: " + ", ".join(f"{n}× {k}" for k, n in reasons.most_common()))
+    if show:
+        for game_id, r in by_game.items():
+            console.print(
+                f"\n[bold]Game {game_id}[/]: {r.outcome.result} by {r.outcome.reason} "
+                f"after {r.version} events"
+            )
+            console.print(f"  replay it:  tabula replay {game_id}")
+            console.print(f"  verify it:  tabula verify {game_id}")
+            console.print(f"  its log:    tabula log {game_id}")
+    return results

@@ -1,0 +1,199 @@
+"""The Python client for Tabula's subjects, used by the CLI, bots and tests.
+
+Every command carries a command id; on a timeout the client retries with the same id, so the
+service applies it once (the store is idempotent per command id).
+"""
+
+import asyncio
+import uuid
+from collections.abc import AsyncIterator
+from typing import TypeVar
+
+import msgspec
+import nats
+from nats.aio.client import Client as NATS
+from nats.aio.msg import Msg
+from nats.errors import NoRespondersError, TimeoutError
+
+from contracts import subjects
+from contracts.commands import (
+    Act,
+    Assignment,
+    Created,
+    CreateGame,
+    Enqueue,
+    Error,
+    Events,
+    GetView,
+    Queued,
+    ReadEvents,
+    Receipt,
+    Reply,
+    Request,
+    View,
+)
+from contracts.envelope import StoredEvent
+from contracts.errors import ErrorCode
+
+T = TypeVar("T", bound=Reply)
+_encode = msgspec.json.Encoder().encode
+_decoders: dict[type, msgspec.json.Decoder[object]] = {}
+_stored = msgspec.json.Decoder(StoredEvent)
+
+
+class TabulaError(Exception):
+    """A typed error reply from a service."""
+
+    def __init__(self, err: Error) -> None:
+        super().__init__(f"{err.code}: {err.reason}" + (f" [{err.clause}]" if err.clause else ""))
+        self.code = err.code
+        self.reason = err.reason
+        self.clause = err.clause
+
+
+def new_id() -> str:
+    return uuid.uuid4().hex
+
+
+class Client:
+    def __init__(self, nc: NATS, timeout: float = 5.0, retries: int = 3) -> None:
+        self.nc = nc
+        self.timeout = timeout
+        self.retries = retries
+
+    @classmethod
+    async def connect(cls, url: str, **kwargs: float | int) -> "Client":
+        nc = await nats.connect(url, name="tabula-client", max_reconnect_attempts=-1)
+        return cls(nc, **kwargs)  # type: ignore[arg-type]
+
+    async def close(self) -> None:
+        await self.nc.drain()
+
+    async def request(self, subject: str, req: Request, reply: type[T]) -> T:
+        """Send `req`, retrying timeouts (the same command id makes retries safe)."""
+        dec = _decoders.get(reply)
+        if dec is None:
+            dec = _decoders[reply] = msgspec.json.Decoder(reply | Error)
+        data = _encode(req)
+        for attempt in range(self.retries + 1):
+            try:
+                msg = await self.nc.request(subject, data, timeout=self.timeout)
+            except (TimeoutError, NoRespondersError):
+                if attempt == self.retries:
+                    raise
+                await asyncio.sleep(min(0.05 * 2**attempt, 1.0))  # back off before a retry
+                continue
+            if msg.headers and msg.headers.get("Nats-Service-Error-Code"):
+                raise TabulaError(
+                    Error(code=ErrorCode.INTERNAL, reason=msg.headers.get("Nats-Service-Error", ""))
+                )
+            out = dec.decode(msg.data)
+            if isinstance(out, Error):
+                raise TabulaError(out)
+            return out  # type: ignore[return-value]
+        raise AssertionError("unreachable")
+
+    async def create_game(
+        self,
+        ruleset: str,
+        variant: str = "",
+        *,
+        players: list[str] | None = None,
+        game_id: str | None = None,
+        position: str = "",
+        command_id: str | None = None,
+    ) -> Created:
+        req = CreateGame(
+            command_id=command_id or new_id(),
+            ruleset=ruleset,
+            variant=variant,
+            game_id=game_id,
+            players=players or [],
+            position=position,
+        )
+        return await self.request(subjects.RULES_CREATE, req, Created)
+
+    async def act(
+        self,
+        game_id: str,
+        seat: int,
+        token: str,
+        action: str,
+        *,
+        expected_version: int | None = None,
+        command_id: str | None = None,
+    ) -> Receipt:
+        req = Act(
+            game_id=game_id,
+            seat=seat,
+            token=token,
+            command_id=command_id or new_id(),
+            action=action,
+            expected_version=expected_version,
+        )
+        return await self.request(subjects.RULES_ACT, req, Receipt)
+
+    async def read(self, game_id: str, after: int = 0) -> list[StoredEvent]:
+        """Every event with version > after (paged)."""
+        out: list[StoredEvent] = []
+        while True:
+            page = await self.request(
+                subjects.RULES_READ, ReadEvents(game_id=game_id, after=after), Events
+            )
+            out += page.events
+            if not page.events or page.events[-1].version >= page.head:
+                return out
+            after = page.events[-1].version
+
+    async def view(self, game_id: str, seat: int | None = None, token: str = "") -> View:
+        return await self.request(
+            subjects.RULES_VIEW, GetView(game_id=game_id, seat=seat, token=token), View
+        )
+
+    async def watch(self, game_id: str, after: int = 0) -> AsyncIterator[StoredEvent]:
+        """Catch up from the log, then follow the live subject, dropping duplicates by version.
+
+        Subscribes before reading, so no event falls between the read and the live feed; a gap
+        in the live feed (a lost notice) is filled from the log.
+        """
+        queue: asyncio.Queue[StoredEvent] = asyncio.Queue()
+
+        async def on_msg(msg: Msg) -> None:
+            queue.put_nowait(_stored.decode(msg.data))
+
+        sub = await self.nc.subscribe(subjects.game_events(game_id), cb=on_msg)
+        try:
+            last = after
+            for event in await self.read(game_id, after):
+                last = event.version
+                yield event
+            while True:
+                event = await queue.get()
+                if event.version <= last:
+                    continue
+                if event.version > last + 1:
+                    for missed in await self.read(game_id, last):
+                        last = missed.version
+                        yield missed
+                    continue
+                last = event.version
+                yield event
+        finally:
+            await sub.unsubscribe()
+
+    async def find_match(
+        self, ruleset: str, variant: str = "", player: str = "", timeout: float = 60.0
+    ) -> Assignment:
+        """Queue for a game and wait for the seat assignment."""
+        ticket = new_id()
+        sub = await self.nc.subscribe(subjects.match_assigned(ticket), max_msgs=1)
+        try:
+            await self.request(
+                subjects.MATCH_ENQUEUE,
+                Enqueue(ticket=ticket, ruleset=ruleset, variant=variant, player=player),
+                Queued,
+            )
+            msg = await sub.next_msg(timeout=timeout)
+        finally:
+            await sub.unsubscribe()
+        return msgspec.json.decode(msg.data, type=Assignment)

@@ -1,0 +1,29 @@
+"""`python -m services.rules`: one rules replica (run several; they share a queue group)."""
+
+import redis.asyncio as aioredis
+from nats.aio.client import Client as NATS
+
+from contracts import subjects
+from contracts.commands import Act, CreateGame, GetView, ReadEvents
+from services.rules.handlers import Rules
+from services.rules.tokens import shared_secret
+from services.runtime.config import Settings
+from services.runtime.eventstore import EventStore
+from services.runtime.service import ServiceApp, main
+
+
+async def build(nc: NATS, redis: "aioredis.Redis", settings: Settings) -> ServiceApp:
+    store = EventStore(redis)
+    rules = Rules(store, nc, await shared_secret(redis, settings.secret))
+    app = ServiceApp(nc, subjects.RULES_SERVICE, "Creates games and adjudicates every action")
+    app.on_close.append(store.close)
+    q = subjects.RULES_QUEUE
+    app.endpoint("create", subjects.RULES_CREATE, CreateGame, rules.create, q)
+    app.endpoint("act", subjects.RULES_ACT, Act, rules.act, q)
+    app.endpoint("read", subjects.RULES_READ, ReadEvents, rules.read, q)
+    app.endpoint("view", subjects.RULES_VIEW, GetView, rules.view, q)
+    return app
+
+
+if __name__ == "__main__":
+    main(build)

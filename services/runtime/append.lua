@@ -1,0 +1,26 @@
+-- Atomic, idempotent append of one command's events to one game's stream.
+-- KEYS[1] log stream, KEYS[2] meta hash (version, head), KEYS[3] command-id hash
+-- ARGV: expected_version, prev_hash, command_id, time_ms, game_id, n, then (type, body, hash) x n
+-- Hashes are computed by the caller (Lua has no SHA-256); checking both the expected version
+-- and the head hash means a caller with a stale or forked view can never extend the chain.
+local done = redis.call('HGET', KEYS[3], ARGV[3])
+if done then return {'dup', done} end
+local version = tonumber(redis.call('HGET', KEYS[2], 'version') or '0')
+local expected = tonumber(ARGV[1])
+if version ~= expected then return {'conflict', tostring(version)} end
+if version > 0 and redis.call('HGET', KEYS[2], 'head') ~= ARGV[2] then
+  return {'conflict', tostring(version)}
+end
+local n = tonumber(ARGV[6])
+local hash = ARGV[2]
+for i = 0, n - 1 do
+  version = version + 1
+  hash = ARGV[9 + 3 * i]
+  redis.call('XADD', KEYS[1], '0-' .. version,
+    'g', ARGV[5], 'v', version, 'type', ARGV[7 + 3 * i], 'body', ARGV[8 + 3 * i],
+    'cmd', ARGV[3], 'ts', ARGV[4], 'h', hash)
+end
+local result = (expected + 1) .. ' ' .. version .. ' ' .. hash
+redis.call('HSET', KEYS[2], 'version', version, 'head', hash)
+redis.call('HSET', KEYS[3], ARGV[3], result)
+return {'ok', result}

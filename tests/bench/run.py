@@ -1,0 +1,170 @@
+"""`make bench`: the whole stack against a bare loop, in one run, on the same load.
+
+Load: pre-recorded legal 3-D Chess games (recorded before timing, so the client only sends),
+G concurrent games each submitting its moves one after another. Figures are ratios within
+this run; the load generator's own CPU is reported beside them.
+"""
+
+import argparse
+import asyncio
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+
+import msgspec
+import nats
+
+from contracts import subjects
+from contracts.commands import Act
+from services.client.client import Client
+from services.runtime.embedded import start_nats, start_valkey
+from tests.bench.bare import SUBJECT as BARE_SUBJECT
+from tests.recorded import record_games
+
+
+@dataclass
+class Run:
+    name: str
+    requests: int
+    seconds: float
+    latencies_ms: list[float]
+    client_cpu_s: float
+
+    @property
+    def rate(self) -> float:
+        return self.requests / self.seconds
+
+    def pct(self, q: float) -> float:
+        return statistics.quantiles(self.latencies_ms, n=100)[int(q) - 1]
+
+    def line(self) -> str:
+        return (f"{self.name:<28} {self.rate:>9.0f}/s   p50 {self.pct(50):6.2f} ms   "
+                f"p99 {self.pct(99):6.2f} ms   load generator CPU {self.client_cpu_s:5.1f} s "
+                f"({100 * self.client_cpu_s / self.seconds:.0f}% of one core)")
+
+
+def start(module: str, nats_url: str, redis_url: str, log: Path) -> subprocess.Popen[bytes]:
+    env = {**os.environ, "NATS_URL": nats_url, "REDIS_URL": redis_url,
+           "TABULA_LOG_LEVEL": "warning", "TABULA_SECRET": "bench"}
+    with log.open("ab") as out:
+        return subprocess.Popen([sys.executable, "-m", module], env=env, stdout=out, stderr=out)
+
+
+async def wait_service(nats_url: str, name: str) -> None:
+    nc = await nats.connect(nats_url)
+    try:
+        async with asyncio.timeout(30):
+            while True:
+                try:
+                    await nc.request(f"$SRV.PING.{name}", b"", timeout=0.5)
+                    return
+                except (nats.errors.TimeoutError, nats.errors.NoRespondersError):
+                    await asyncio.sleep(0.1)  # poll while the process boots
+    finally:
+        await nc.close()
+
+
+async def drive(name: str, client: Client, plans: list[tuple[str, list[bytes]]]) -> Run:
+    """Each plan is one game: its pre-encoded requests, sent one after another."""
+    latencies: list[float] = []
+
+    async def game(subject: str, requests: list[bytes]) -> None:
+        for data in requests:
+            t = time.perf_counter()
+            await client.nc.request(subject, data, timeout=30)
+            latencies.append((time.perf_counter() - t) * 1000)
+
+    cpu, wall = time.process_time(), time.perf_counter()
+    await asyncio.gather(*(game(s, r) for s, r in plans))
+    return Run(name, len(latencies), time.perf_counter() - wall, latencies,
+               time.process_time() - cpu)
+
+
+async def bench(games: int, plies: int, rounds: int, open_games: int, workdir: Path) -> None:
+    print(f"recording {min(games, 40)} legal games of up to {plies} plies ...", flush=True)
+    recorded = record_games(min(games, 40), plies, seed=1)
+    nats_server = start_nats(workdir)
+    valkey = start_valkey(workdir / "redis")  # the embedded default: AOF, fsync always
+    nu, ru = nats_server.url, valkey.url
+    client = await Client.connect(nu, timeout=30)
+    enc = msgspec.json.Encoder()
+    results: list[Run] = []
+    try:
+        bare = start("tests.bench.bare", nu, ru, workdir / "bare.log")
+        await wait_service(nu, "tabula-bench-bare")
+        plans = []
+        for g in range(games):
+            moves = recorded[g % len(recorded)] * rounds
+            plans.append((BARE_SUBJECT, [enc.encode(Act(
+                game_id=f"bare-{g}", seat=s, token="t", command_id=uuid.uuid4().hex,
+                action=m)) for s, m in moves]))
+        results.append(await drive("bare loop (NATS+XADD)", client, plans))
+        bare.terminate()
+        bare.wait()
+
+        rules = start("services.rules", nu, ru, workdir / "rules.log")
+        await wait_service(nu, subjects.RULES_SERVICE)
+        plans = []
+        for g in range(games):
+            moves = recorded[g % len(recorded)]
+            created = await client.create_game("chess3d")
+            tokens = [s.token for s in created.seats]
+            plans.append((subjects.RULES_ACT, [enc.encode(Act(
+                game_id=created.game_id, seat=s, token=tokens[s], command_id=uuid.uuid4().hex,
+                action=m)) for s, m in moves]))
+        results.append(await drive("rules service (full stack)", client, plans))
+        print(f"\n{games} concurrent games, {results[-1].requests} adjudicated moves:")
+        for r in results:
+            print("  " + r.line())
+        ratio = results[1].rate / results[0].rate
+        print(f"  ratio rules/bare: {ratio:.2f} (target >= 0.5)")
+
+        if open_games:
+            print(f"\nopening {open_games} games in one replica ...", flush=True)
+            sem = asyncio.Semaphore(200)
+
+            async def open_one(i: int) -> None:
+                async with sem:
+                    created = await client.create_game("chess3d")
+                    tokens = [s.token for s in created.seats]
+                    for seat, move in recorded[i % len(recorded)][:4]:
+                        await client.act(created.game_id, seat, tokens[seat], move)
+
+            await asyncio.gather(*(open_one(i) for i in range(open_games)))
+            status = Path(f"/proc/{rules.pid}/status").read_text()
+            rss = next(int(line.split()[1]) for line in status.splitlines()
+                       if line.startswith("VmRSS")) / 1024
+            print(f"  rules replica RSS with {open_games + games} games cached "
+                  f"(4 plies each): {rss:.0f} MB (target < 500 MB)")
+        rules.terminate()
+        rules.wait()
+    finally:
+        await client.close()
+        nats_server.stop()
+        valkey.stop()
+
+    from tests.bench.adjudication import main as adjudication
+
+    print("\n3-D Chess adjudication (decide + evolve + end-of-game checks), in process:")
+    adjudication()
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__)
+    p.add_argument("--games", type=int, default=100, help="concurrent games")
+    p.add_argument("--plies", type=int, default=80, help="plies per recorded game")
+    p.add_argument("--rounds", type=int, default=1, help="repeat each game in the bare loop")
+    p.add_argument("--open-games", type=int, default=10_000, help="games for the RSS check")
+    args = p.parse_args()
+    with tempfile.TemporaryDirectory(prefix="tabula-bench-") as tmp:
+        asyncio.run(bench(args.games, args.plies, args.rounds, args.open_games, Path(tmp)))
+
+
+if __name__ == "__main__":
+    main()
