@@ -402,14 +402,17 @@ def chain_hash(version: int, prev_hash: str, type_: str, body: bytes) -> str:
         raise ValueError(f"event body must be bytes, got {type(body).__name__}")
     if len(tag) >= _U32 or len(body) >= _U32:
         raise ValueError("event type and body must each be shorter than 2**32 bytes")
-    h = hashlib.sha256(b"gamelog:v1:")
-    h.update(version.to_bytes(8, "big"))
-    h.update(bytes.fromhex(prev_hash))
-    h.update(len(tag).to_bytes(4, "big"))
-    h.update(tag)
-    h.update(len(body).to_bytes(4, "big"))
-    h.update(body)
-    return h.hexdigest()
+    return hashlib.sha256(
+        b"".join((
+            b"gamelog:v1:",
+            version.to_bytes(8, "big"),
+            bytes.fromhex(prev_hash),
+            len(tag).to_bytes(4, "big"),
+            tag,
+            len(body).to_bytes(4, "big"),
+            body,
+        ))
+    ).hexdigest()  # fmt: skip
 
 
 class ChainEntry(NamedTuple):

@@ -23,8 +23,8 @@ app = typer.Typer(
     add_completion=False,
     help="Tabula: fair, auditable turn-based strategy games.",
 )
-out = Console()
-err = Console(stderr=True)
+out = Console(soft_wrap=True)  # never fold positions, hashes or event bodies
+err = Console(stderr=True, soft_wrap=True)
 
 
 def settings() -> config.Settings:

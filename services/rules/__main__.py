@@ -5,6 +5,7 @@ from nats.aio.client import Client as NATS
 
 from contracts import subjects
 from contracts.commands import Act, CreateGame, GetView, ReadEvents
+from contracts.envelope import StoredEvent
 from services.rules.handlers import Rules
 from services.rules.tokens import shared_secret
 from services.runtime.config import Settings
@@ -22,6 +23,7 @@ async def build(nc: NATS, redis: "aioredis.Redis", settings: Settings) -> Servic
     app.endpoint("act", subjects.RULES_ACT, Act, rules.act, q)
     app.endpoint("read", subjects.RULES_READ, ReadEvents, rules.read, q)
     app.endpoint("view", subjects.RULES_VIEW, GetView, rules.view, q)
+    app.follow(subjects.all_game_events(), StoredEvent, rules.on_committed)
     return app
 
 

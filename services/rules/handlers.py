@@ -8,6 +8,7 @@ for different games overlap and their appends are group-committed.
 
 import asyncio
 import hashlib
+import hmac
 import re
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -31,12 +32,13 @@ from contracts.commands import (
     SeatGrant,
     View,
 )
+from contracts.envelope import StoredEvent
 from contracts.errors import ErrorCode
 from contracts.events import Event, GameCreated, GameSealed
 from domain import fairplay
 from domain.core import NeedDraws, Rejection, Ruleset, VariantError
 from domain.registry import find_ruleset
-from services.rules.tokens import check_token, seat_token
+from services.rules.tokens import seat_token
 from services.runtime.codec import decode_log, decoder, encode
 from services.runtime.eventstore import Appended, EventStore, NewEvent
 
@@ -52,6 +54,7 @@ class Game:
 
     ruleset: Ruleset[Any, Any]
     created: GameCreated
+    tokens: tuple[str, ...]  # derived once per game, then compared in constant time
     state: Any
     version: int
     hash: str
@@ -107,7 +110,11 @@ class Rules:
         state = ruleset.start(events[0])
         for event in events[1:]:
             state = ruleset.evolve(state, event)
-        return Game(ruleset, events[0], state, stored[-1].version, stored[-1].hash)
+        tokens = self.tokens(game_id, events[0].seats)
+        return Game(ruleset, events[0], tokens, state, stored[-1].version, stored[-1].hash)
+
+    def tokens(self, game_id: str, seats: int) -> tuple[str, ...]:
+        return tuple(seat_token(self.secret, game_id, s) for s in range(seats))
 
     def _remember(self, game_id: str, game: Game) -> None:
         self.cache[game_id] = game
@@ -118,6 +125,18 @@ class Rules:
                 self.cache.move_to_end(oldest)
                 break
             del self.cache[oldest]
+
+    def on_committed(self, stored: StoredEvent) -> None:
+        """Keep a cached game current with what other replicas commit (their notifications).
+
+        Only the next version of a game at rest is applied; anything else is left to the
+        expected-version check, which catches up from the log. The log stays the record.
+        """
+        game = self.cache.get(stored.game_id)
+        if game is None or game.lock.locked() or stored.version != game.version + 1:
+            return
+        game.state = game.ruleset.evolve(game.state, decoder(game.ruleset.name).decode(stored.body))
+        game.version, game.hash = stored.version, stored.hash
 
     async def catch_up(self, game_id: str, game: Game) -> bool:
         """Apply events other replicas appended since `game.version`; True if any."""
@@ -158,14 +177,13 @@ class Rules:
         )
         if not isinstance(result, Appended):
             return error(ErrorCode.GAME_EXISTS, f"game {game_id} already exists")
+        tokens = self.tokens(game_id, created.seats)
         if not result.duplicate:
             await self.store.register_game(game_id, ruleset.name, result.events[0].time_ms)
-            self._remember(game_id, Game(ruleset, created, state, result.version, result.hash))
+            game = Game(ruleset, created, tokens, state, result.version, result.hash)
+            self._remember(game_id, game)
             await self.publish(game_id, result)
-        grants = [
-            SeatGrant(seat=s, token=seat_token(self.secret, game_id, s))
-            for s in range(created.seats)
-        ]
+        grants = [SeatGrant(seat=s, token=t) for s, t in enumerate(tokens)]
         return Created(game_id=game_id, version=result.version, hash=result.hash, seats=grants)
 
     async def act(self, req: Act) -> Reply:
@@ -174,7 +192,7 @@ class Rules:
             return error(ErrorCode.UNKNOWN_GAME, f"no game {req.game_id}")
         if not 0 <= req.seat < game.created.seats:
             return error(ErrorCode.UNKNOWN_SEAT, f"seat {req.seat} is not in this game")
-        if not check_token(self.secret, req.game_id, req.seat, req.token):
+        if not hmac.compare_digest(game.tokens[req.seat], req.token):
             return error(ErrorCode.BAD_TOKEN, f"wrong token for seat {req.seat}")
         async with game.lock:
             return await self._act_locked(req, game)
@@ -182,6 +200,8 @@ class Rules:
     async def _act_locked(self, req: Act, game: Game) -> Reply:
         rs = game.ruleset
         caught_up = False
+        if req.expected_version is not None and req.expected_version > game.version:
+            caught_up = await self.catch_up(req.game_id, game)  # the client saw newer events
         for _attempt in range(MAX_ATTEMPTS):
             rejection = self._check(req, game)
             if rejection is None:
@@ -263,7 +283,10 @@ class Rules:
         rs, state = game.ruleset, game.state
         legal: list[str] = []
         if req.seat is not None:
-            if not check_token(self.secret, req.game_id, req.seat, req.token):
+            if not (
+                0 <= req.seat < game.created.seats
+                and hmac.compare_digest(game.tokens[req.seat], req.token)
+            ):
                 return error(ErrorCode.BAD_TOKEN, f"wrong token for seat {req.seat}")
             legal = [rs.format_action(state, a) for a in rs.legal_actions(state, req.seat)]
         outcome = rs.outcome(state)

@@ -14,9 +14,10 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
+import hiredis
 import msgspec
 import redis.asyncio as aioredis
-from redis.exceptions import NoScriptError
+from redis.exceptions import NoScriptError, ResponseError
 
 from contracts.envelope import StoredEvent
 from contracts.events import GameSealed
@@ -100,7 +101,9 @@ class _Pending:
 
 
 class EventStore:
-    def __init__(self, redis: "aioredis.Redis", max_batch: int = 256) -> None:
+    def __init__(
+        self, redis: "aioredis.Redis", max_batch: int = 256, max_inflight: int = 4
+    ) -> None:
         # Any: redis-py types every reply as bytes | str | None; this client is bytes-mode.
         self.redis: Any = redis
         self._script = resources.files("services.runtime").joinpath("append.lua").read_text()
@@ -108,6 +111,7 @@ class EventStore:
         self._queue: list[_Pending] = []
         self._wakeup = asyncio.Event()
         self._max_batch = max_batch
+        self._max_inflight = max_inflight
         self._committer: asyncio.Task[None] | None = None
         self.batches = 0  # round trips made by the committer, for stats
         self.appends = 0
@@ -201,34 +205,62 @@ class EventStore:
         return self._sha
 
     async def _commit_loop(self) -> None:
+        """Send what has queued as one batch; up to `max_inflight` batches travel at once, so
+        the service keeps deciding while Redis works. (A game has at most one append in
+        flight, under the rules service's per-game lock, so batches never reorder a game.)"""
+        slots = asyncio.Semaphore(self._max_inflight)
         while True:
             await self._wakeup.wait()
             self._wakeup.clear()
             while self._queue:
+                await slots.acquire()
                 batch = self._queue[: self._max_batch]
                 del self._queue[: self._max_batch]
-                try:
-                    results = await self._run_batch(batch)
-                except Exception as exc:  # the whole round trip failed: every caller hears it
-                    for p in batch:
-                        if not p.future.done():
-                            p.future.set_exception(exc)
-                    continue
-                for p, result in zip(batch, results, strict=True):
-                    if p.future.done():
-                        continue
-                    if isinstance(result, Exception):
-                        p.future.set_exception(result)
-                    else:
-                        p.future.set_result(result)
+                task = asyncio.create_task(self._settle(batch))
+                task.add_done_callback(lambda _t: slots.release())
+
+    async def _settle(self, batch: list[_Pending]) -> None:
+        try:
+            results = await self._run_batch(batch)
+        except Exception as exc:  # the whole round trip failed: every caller hears it
+            for p in batch:
+                if not p.future.done():
+                    p.future.set_exception(exc)
+            return
+        for p, result in zip(batch, results, strict=True):
+            if p.future.done():
+                continue
+            if isinstance(result, Exception):
+                p.future.set_exception(result)
+            else:
+                p.future.set_result(result)
 
     async def _run_batch(self, batch: list[_Pending]) -> list[Any]:
+        """One round trip: every EVALSHA of the batch in one write, then every reply.
+
+        Packed by hiredis in C: redis-py's pipeline packs in Python, which cost the rules
+        service a tenth of its CPU under load.
+        """
         sha = await self._ensure_script()
         for attempt in (1, 2):
-            pipe = self.redis.pipeline(transaction=False)
-            for p in batch:
-                pipe.evalsha(sha, len(p.keys), *p.keys, *p.args)
-            results = await pipe.execute(raise_on_error=False)
+            packed = b"".join(
+                hiredis.pack_command(("EVALSHA", sha, len(p.keys), *p.keys, *p.args)) for p in batch
+            )
+            pool = self.redis.connection_pool
+            conn = await pool.get_connection()
+            try:
+                await conn.send_packed_command(packed, check_health=False)
+                results: list[Any] = []
+                for _ in batch:
+                    try:
+                        results.append(await conn.read_response())
+                    except ResponseError as exc:  # this command's error; the rest stand
+                        results.append(exc)
+            except BaseException:
+                await conn.disconnect()  # replies may be half-read: never reuse it
+                raise
+            finally:
+                await pool.release(conn)
             self.batches += 1
             self.appends += len(batch)
             if attempt == 1 and any(isinstance(r, NoScriptError) for r in results):
@@ -236,7 +268,7 @@ class EventStore:
                 # Safe: a NOSCRIPT entry did nothing, and replaying an applied one is a dup.
                 self._sha = sha = str(await self.redis.script_load(self._script))
                 continue
-            return list(results)
+            return results
         raise AssertionError("unreachable")
 
     async def register_game(self, game_id: str, ruleset: str, created_ms: int) -> None:

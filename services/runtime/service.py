@@ -17,6 +17,8 @@ import redis.asyncio as aioredis
 import structlog
 import uvloop
 from nats.aio.client import Client as NATS
+from nats.aio.msg import Msg
+from nats.aio.subscription import Subscription
 from nats.micro import add_service
 from nats.micro.request import Request as MicroRequest
 from nats.micro.service import EndpointConfig, Service, ServiceConfig
@@ -27,6 +29,7 @@ from services.runtime import config, eventstore, logging
 from services.runtime.config import Settings
 
 R = TypeVar("R", bound=Request)
+M = TypeVar("M")
 log = structlog.get_logger()
 _encoder = msgspec.json.Encoder()
 
@@ -39,6 +42,8 @@ class ServiceApp:
         self.inflight: set[asyncio.Task[None]] = set()
         self.on_close: list[Callable[[], Awaitable[None]]] = []  # run after the drain
         self._endpoints: list[EndpointConfig] = []
+        self._follows: list[tuple[str, Callable[[Msg], Awaitable[None]]]] = []
+        self._subscriptions: list[Subscription] = []
 
     def endpoint(
         self,
@@ -52,7 +57,7 @@ class ServiceApp:
 
         async def handle(msg: MicroRequest) -> None:
             started = time.perf_counter()
-            structlog.contextvars.clear_contextvars()
+            # Each request runs in its own task, whose context starts empty: bind, never clear.
             structlog.contextvars.bind_contextvars(endpoint=name)
             reply: Reply
             try:
@@ -87,10 +92,24 @@ class ServiceApp:
             EndpointConfig(name=name, subject=subject, handler=spawn, queue_group=queue_group)
         )
 
+    def follow(self, subject: str, message_type: type[M], handler: Callable[[M], None]) -> None:
+        """Also consume notifications (every instance gets each; not part of micro stats)."""
+        decoder = msgspec.json.Decoder(message_type)
+
+        async def on_msg(msg: Msg) -> None:
+            try:
+                handler(decoder.decode(msg.data))
+            except Exception:
+                log.exception("notification handler failed", subject=msg.subject)
+
+        self._follows.append((subject, on_msg))
+
     async def start(self) -> None:
         self.service = await add_service(self.nc, self.config)
         for endpoint in self._endpoints:
             await self.service.add_endpoint(endpoint)
+        for subject, cb in self._follows:
+            self._subscriptions.append(await self.nc.subscribe(subject, cb=cb))
         await self.nc.flush()
         log.info("service started", service=self.config.name, id=self.service.id)
 
@@ -98,6 +117,8 @@ class ServiceApp:
         """Stop intake, finish in-flight requests under a timeout, cancel stragglers."""
         if self.service is not None:
             await self.service.stop()
+        for sub in self._subscriptions:
+            await sub.unsubscribe()
         if self.inflight:
             _done, pending = await asyncio.wait(set(self.inflight), timeout=timeout)
             for task in pending:
@@ -119,7 +140,9 @@ async def serve(
     build: Build, settings: Settings, stop: asyncio.Event, ready: asyncio.Event | None = None
 ) -> None:
     """Connect, build the service, serve until `stop`, then drain and close in order."""
-    nc = await nats.connect(settings.nats_url, max_reconnect_attempts=-1)
+    # no_echo: a service never hears its own publishes (the rules service follows committed
+    # events to keep its cache current; its own are applied already). No service needs them.
+    nc = await nats.connect(settings.nats_url, max_reconnect_attempts=-1, no_echo=True)
     redis = eventstore.connect(settings.redis_url)
     app: ServiceApp | None = None
     try:

@@ -33,9 +33,10 @@ def run(games: int = 20, max_plies: int = 300, seed: int = 1) -> list[float]:
     return timings
 
 
-def main() -> None:
-    games = int(sys.argv[1]) if len(sys.argv) > 1 else 20
-    max_plies = int(sys.argv[2]) if len(sys.argv) > 2 else 300
+def main(argv: list[str] | None = None) -> None:
+    args = sys.argv[1:] if argv is None else argv
+    games = int(args[0]) if args else 20
+    max_plies = int(args[1]) if len(args) > 1 else 300
     timings = sorted(t * 1e6 for t in run(games, max_plies))
     p99 = timings[min(len(timings) - 1, int(len(timings) * 0.99))]
     print(f"games: {games}  moves measured: {len(timings)}")

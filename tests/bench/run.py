@@ -28,6 +28,18 @@ from tests.bench.bare import SUBJECT as BARE_SUBJECT
 from tests.recorded import record_games
 
 
+def rss_mb(pid: int) -> float:
+    """Resident memory of a process (VmRSS from /proc), in MB."""
+    status = Path(f"/proc/{pid}/status").read_text().splitlines()
+    return next(int(line.split()[1]) for line in status if line.startswith("VmRSS")) / 1024
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU a process has used so far (from /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 @dataclass
 class Run:
     name: str
@@ -35,6 +47,7 @@ class Run:
     seconds: float
     latencies_ms: list[float]
     client_cpu_s: float
+    server_cpu: dict[str, float]  # CPU seconds of each server process during the run
 
     @property
     def rate(self) -> float:
@@ -44,14 +57,24 @@ class Run:
         return statistics.quantiles(self.latencies_ms, n=100)[int(q) - 1]
 
     def line(self) -> str:
-        return (f"{self.name:<28} {self.rate:>9.0f}/s   p50 {self.pct(50):6.2f} ms   "
-                f"p99 {self.pct(99):6.2f} ms   load generator CPU {self.client_cpu_s:5.1f} s "
-                f"({100 * self.client_cpu_s / self.seconds:.0f}% of one core)")
+        cpu = ", ".join(
+            f"{k} {100 * v / self.seconds:.0f}%"
+            for k, v in {"load generator": self.client_cpu_s, **self.server_cpu}.items()
+        )
+        return (
+            f"{self.name:<28} {self.rate:>7.0f}/s  p50 {self.pct(50):6.2f} ms  "
+            f"p99 {self.pct(99):6.2f} ms  in {self.seconds:4.1f} s; CPU of one core: {cpu}"
+        )
 
 
 def start(module: str, nats_url: str, redis_url: str, log: Path) -> subprocess.Popen[bytes]:
-    env = {**os.environ, "NATS_URL": nats_url, "REDIS_URL": redis_url,
-           "TABULA_LOG_LEVEL": "warning", "TABULA_SECRET": "bench"}
+    env = {
+        **os.environ,
+        "NATS_URL": nats_url,
+        "REDIS_URL": redis_url,
+        "TABULA_LOG_LEVEL": "warning",
+        "TABULA_SECRET": "bench",
+    }
     with log.open("ab") as out:
         return subprocess.Popen([sys.executable, "-m", module], env=env, stdout=out, stderr=out)
 
@@ -70,7 +93,30 @@ async def wait_service(nats_url: str, name: str) -> None:
         await nc.close()
 
 
-async def drive(name: str, client: Client, plans: list[tuple[str, list[bytes]]]) -> Run:
+async def wait_replicas(nats_url: str, count: int) -> None:
+    """Until `count` distinct rules instances answer $SRV.PING (polled, bounded)."""
+    nc = await nats.connect(nats_url)
+    seen: set[str] = set()
+    inbox = nc.new_inbox()
+
+    async def on_pong(msg: nats.aio.msg.Msg) -> None:
+        if msg.data:  # an empty message is the server's "no responders" status
+            seen.add(msgspec.json.decode(msg.data)["id"])
+
+    sub = await nc.subscribe(inbox, cb=on_pong)
+    try:
+        async with asyncio.timeout(30):
+            while len(seen) < count:
+                await nc.publish(f"$SRV.PING.{subjects.RULES_SERVICE}", b"", reply=inbox)
+                await asyncio.sleep(0.1)  # poll interval; the exit condition is the count
+    finally:
+        await sub.unsubscribe()
+        await nc.close()
+
+
+async def drive(
+    name: str, client: Client, plans: list[tuple[str, list[bytes]]], procs: dict[str, int]
+) -> Run:
     """Each plan is one game: its pre-encoded requests, sent one after another."""
     latencies: list[float] = []
 
@@ -80,17 +126,24 @@ async def drive(name: str, client: Client, plans: list[tuple[str, list[bytes]]])
             await client.nc.request(subject, data, timeout=30)
             latencies.append((time.perf_counter() - t) * 1000)
 
+    before = {k: cpu_seconds(pid) for k, pid in procs.items()}
     cpu, wall = time.process_time(), time.perf_counter()
     await asyncio.gather(*(game(s, r) for s, r in plans))
-    return Run(name, len(latencies), time.perf_counter() - wall, latencies,
-               time.process_time() - cpu)
+    return Run(
+        name,
+        len(latencies),
+        time.perf_counter() - wall,
+        latencies,
+        time.process_time() - cpu,
+        {k: cpu_seconds(pid) - before[k] for k, pid in procs.items()},
+    )
 
 
 async def bench(games: int, plies: int, rounds: int, open_games: int, workdir: Path) -> None:
     print(f"recording {min(games, 40)} legal games of up to {plies} plies ...", flush=True)
     recorded = record_games(min(games, 40), plies, seed=1)
     nats_server = start_nats(workdir)
-    valkey = start_valkey(workdir / "redis")  # the embedded default: AOF, fsync always
+    valkey = start_valkey(None if os.environ.get("BENCH_NO_AOF") else workdir / "redis")
     nu, ru = nats_server.url, valkey.url
     client = await Client.connect(nu, timeout=30)
     enc = msgspec.json.Encoder()
@@ -101,29 +154,80 @@ async def bench(games: int, plies: int, rounds: int, open_games: int, workdir: P
         plans = []
         for g in range(games):
             moves = recorded[g % len(recorded)] * rounds
-            plans.append((BARE_SUBJECT, [enc.encode(Act(
-                game_id=f"bare-{g}", seat=s, token="t", command_id=uuid.uuid4().hex,
-                action=m)) for s, m in moves]))
-        results.append(await drive("bare loop (NATS+XADD)", client, plans))
+            plans.append(
+                (
+                    BARE_SUBJECT,
+                    [
+                        enc.encode(
+                            Act(
+                                game_id=f"bare-{g}",
+                                seat=s,
+                                token="t",
+                                command_id=uuid.uuid4().hex,
+                                action=m,
+                            )
+                        )
+                        for s, m in moves
+                    ],
+                )
+            )
+        servers = {"nats": nats_server.proc.pid, "valkey": valkey.proc.pid}
+        results.append(
+            await drive("bare loop (NATS+XADD)", client, plans, {"service": bare.pid, **servers})
+        )
         bare.terminate()
         bare.wait()
 
-        rules = start("services.rules", nu, ru, workdir / "rules.log")
-        await wait_service(nu, subjects.RULES_SERVICE)
-        plans = []
-        for g in range(games):
-            moves = recorded[g % len(recorded)]
-            created = await client.create_game("chess3d")
-            tokens = [s.token for s in created.seats]
-            plans.append((subjects.RULES_ACT, [enc.encode(Act(
-                game_id=created.game_id, seat=s, token=tokens[s], command_id=uuid.uuid4().hex,
-                action=m)) for s, m in moves]))
-        results.append(await drive("rules service (full stack)", client, plans))
-        print(f"\n{games} concurrent games, {results[-1].requests} adjudicated moves:")
+        rules = None
+        for replicas in (1, 2):
+            procs = [
+                start("services.rules", nu, ru, workdir / f"rules-{replicas}-{i}.log")
+                for i in range(replicas)
+            ]
+            await wait_replicas(nu, replicas)
+            plans = []
+            for g in range(games):
+                moves = recorded[g % len(recorded)]
+                created = await client.create_game("chess3d")
+                tokens = [s.token for s in created.seats]
+                plans.append(
+                    (
+                        subjects.RULES_ACT,
+                        [
+                            enc.encode(
+                                Act(
+                                    game_id=created.game_id,
+                                    seat=s,
+                                    token=tokens[s],
+                                    command_id=uuid.uuid4().hex,
+                                    action=m,
+                                )
+                            )
+                            for s, m in moves
+                        ],
+                    )
+                )
+            label = f"rules, {replicas} replica{'s' * (replicas > 1)} (full stack)"
+            results.append(
+                await drive(
+                    label,
+                    client,
+                    plans,
+                    {**{f"rules{i}": p.pid for i, p in enumerate(procs)}, **servers},
+                )
+            )
+            if replicas == 1:
+                rules = procs[0]  # kept for the memory check
+            else:
+                for p in procs:
+                    p.terminate()
+                    p.wait()
+        print(f"\n{games} concurrent games, {results[-1].requests} adjudicated moves a run:")
         for r in results:
             print("  " + r.line())
-        ratio = results[1].rate / results[0].rate
-        print(f"  ratio rules/bare: {ratio:.2f} (target >= 0.5)")
+        for r in results[1:]:
+            print(f"  ratio {r.name} / bare loop: {r.rate / results[0].rate:.2f} (target >= 0.5)")
+        assert rules is not None
 
         if open_games:
             print(f"\nopening {open_games} games in one replica ...", flush=True)
@@ -137,11 +241,11 @@ async def bench(games: int, plies: int, rounds: int, open_games: int, workdir: P
                         await client.act(created.game_id, seat, tokens[seat], move)
 
             await asyncio.gather(*(open_one(i) for i in range(open_games)))
-            status = Path(f"/proc/{rules.pid}/status").read_text()
-            rss = next(int(line.split()[1]) for line in status.splitlines()
-                       if line.startswith("VmRSS")) / 1024
-            print(f"  rules replica RSS with {open_games + games} games cached "
-                  f"(4 plies each): {rss:.0f} MB (target < 500 MB)")
+            rss = rss_mb(rules.pid)
+            print(
+                f"  rules replica RSS with {open_games + games} games cached "
+                f"(4 plies each): {rss:.0f} MB (target < 500 MB)"
+            )
         rules.terminate()
         rules.wait()
     finally:
@@ -152,7 +256,7 @@ async def bench(games: int, plies: int, rounds: int, open_games: int, workdir: P
     from tests.bench.adjudication import main as adjudication
 
     print("\n3-D Chess adjudication (decide + evolve + end-of-game checks), in process:")
-    adjudication()
+    adjudication([])
 
 
 def main() -> None:

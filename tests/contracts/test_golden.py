@@ -47,8 +47,9 @@ def test_newer_fields_are_ignored_by_this_reader() -> None:
     stored = load(GOLDEN[0])
     body = msgspec.json.decode(stored[0].body)
     body["added_later"] = {"x": 1}
-    ruleset, events = decode_log([msgspec.structs.replace(
-        stored[0], body=msgspec.Raw(msgspec.json.encode(body)))])
+    _, events = decode_log(
+        [msgspec.structs.replace(stored[0], body=msgspec.Raw(msgspec.json.encode(body)))]
+    )
     assert type(events[0]).__name__ == "GameCreated"
 
 
@@ -63,4 +64,5 @@ def test_schema_covers_every_message_and_docs_are_current() -> None:
     for name, doc in schemas.items():
         committed = (docs / f"{name}.json").read_bytes()
         assert committed == msgspec.json.format(msgspec.json.encode(doc)), (
-            f"docs/schemas/{name}.json is stale: run `make schema`")
+            f"docs/schemas/{name}.json is stale: run `make schema`"
+        )
