@@ -107,8 +107,31 @@ LINE_KINDS: Final = tuple(
 QUEEN_DIRS: Final = (ROOK_DIRS + BISHOP_DIRS, ROOK_DIRS + BISHOP_DIRS + VDIAG_DIRS)
 
 
+# Line tables indexed by `target - source + MAX_DELTA`: the unit step from source towards
+# target if a Rook / Bishop / Queen (18 or 26 directions) on target moves along that line, else 0.
+def _line_table(dirs: tuple[int, ...]) -> list[int]:
+    return [d if d in dirs else 0 for d in DIRECTION_OF]
+
+
+ROOK_LINE: Final = _line_table(ROOK_DIRS)
+BISHOP_LINE: Final = _line_table(BISHOP_DIRS)
+QUEEN_LINE: Final = (_line_table(QUEEN_DIRS[0]), _line_table(QUEEN_DIRS[1]))
+# SLIDERS[q26][seat]: (piece, line table) for the seat's Queens, Rooks and Bishops.
+SLIDERS: Final = tuple(
+    tuple(
+        ((col | QUEEN, QUEEN_LINE[q26]), (col | ROOK, ROOK_LINE), (col | BISHOP, BISHOP_LINE))
+        for col in COLORS
+    )
+    for q26 in (False, True)
+)
+
+
 def attacked(b: Board, sq: int, by: int, q26: bool) -> bool:
-    """C3-5.0.5: whether side `by` attacks cube `sq`, looking outward from `sq`."""
+    """C3-5.0.5: whether side `by` attacks cube `sq`.
+
+    Leapers and pawns are looked up around `sq`; sliders are found with `bytes.find` (there
+    are few) and attack iff they are on one of their lines through `sq` with nothing between.
+    """
     col = COLORS[by]
     if col | KNIGHT in KNIGHT_NEIGHBOURS[sq](b):
         return True
@@ -116,34 +139,18 @@ def attacked(b: Board, sq: int, by: int, q26: bool) -> bool:
         return True
     if col | PAWN in PAWN_ATTACKERS[by][sq](b):
         return True
-    queen = col | QUEEN
-    rook = col | ROOK
-    for d in ROOK_DIRS:
-        t = sq + d
-        x = b[t]
-        while x == EMPTY:
-            t += d
-            x = b[t]
-        if x in (rook, queen):
-            return True
-    bishop = col | BISHOP
-    for d in BISHOP_DIRS:
-        t = sq + d
-        x = b[t]
-        while x == EMPTY:
-            t += d
-            x = b[t]
-        if x in (bishop, queen):
-            return True
-    if q26:
-        for d in VDIAG_DIRS:
-            t = sq + d
-            x = b[t]
-            while x == EMPTY:
-                t += d
-                x = b[t]
-            if x == queen:
-                return True
+    base = MAX_DELTA - sq
+    for piece, line in SLIDERS[q26][by]:
+        i = b.find(piece)
+        while i >= 0:
+            d = line[i + base]
+            if d:
+                t = sq + d
+                while b[t] == EMPTY:
+                    t += d
+                if t == i:
+                    return True
+            i = b.find(piece, i + 1)
     return False
 
 

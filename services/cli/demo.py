@@ -1,6 +1,9 @@
 """`tabula demo`: bots play whole games through matchmaking and rules, with a progress bar."""
 
 import asyncio
+import os
+import shutil
+import sys
 import time
 from collections import Counter
 
@@ -59,12 +62,14 @@ async def run_demo(
     )
     console.print("results: " + ", ".join(f"{n}× {k}" for k, n in reasons.most_common()))
     if show:
+        # As the user can type it: `tabula` when on PATH, else the venv's script (make run).
+        tabula = "tabula" if shutil.which("tabula") else os.path.relpath(sys.argv[0])
         for game_id, r in by_game.items():
             console.print(
                 f"\n[bold]Game {game_id}[/]: {r.outcome.result} by {r.outcome.reason} "
                 f"after {r.version} events"
             )
-            console.print(f"  replay it:  tabula replay {game_id}")
-            console.print(f"  verify it:  tabula verify {game_id}")
-            console.print(f"  its log:    tabula log {game_id}")
+            console.print(f"  replay it:  {tabula} replay {game_id}")
+            console.print(f"  verify it:  {tabula} verify {game_id}")
+            console.print(f"  its log:    {tabula} log {game_id}")
     return results

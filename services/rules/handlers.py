@@ -153,6 +153,7 @@ class Rules:
 
     async def create(self, req: CreateGame) -> Reply:
         game_id = req.game_id or derive_game_id(req.command_id)
+        structlog.contextvars.bind_contextvars(game_id=game_id)
         if not GAME_ID.match(game_id):
             return error(ErrorCode.MALFORMED, f"game id {game_id!r} must match [a-z0-9-]{{1,64}}")
         try:

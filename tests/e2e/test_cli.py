@@ -61,7 +61,7 @@ def test_up_demo_replay_verify_tamper_and_restart(tmp_path: Path) -> None:
     up = start_up(home, "--demo", "1")
     try:
         shown = read_until(up, "Serving")
-        game = re.search(r"tabula replay (g-[0-9a-f]+)", shown)
+        game = re.search(r"tabula replay (g-[0-9a-f]+)", shown)  # .venv/bin/tabula off PATH
         assert game, shown
         game_id = game.group(1)
         stack = read_stack(home)

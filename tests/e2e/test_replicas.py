@@ -11,6 +11,7 @@ from pathlib import Path
 
 import msgspec
 import nats
+import pytest
 
 from contracts.commands import Receipt
 from domain import fairplay
@@ -30,7 +31,7 @@ def start_replica(settings: Settings, log: Path) -> subprocess.Popen[bytes]:
         "NATS_URL": settings.nats_url,
         "REDIS_URL": settings.redis_url,
         "TABULA_SECRET": "e2e-secret",
-        "TABULA_LOG_LEVEL": "warning",
+        "TABULA_LOG_LEVEL": "info",
     }
     with log.open("ab") as out:
         return subprocess.Popen(
@@ -59,9 +60,12 @@ async def wait_for_replicas(nats_url: str, count: int, timeout: float = 30) -> N
         await nc.close()
 
 
-async def test_sigkill_of_a_replica_loses_and_duplicates_nothing(
-    settings: Settings, store: EventStore, tmp_path: Path
+@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM], ids=["SIGKILL", "SIGTERM"])
+async def test_losing_a_replica_mid_run_loses_and_duplicates_nothing(
+    settings: Settings, store: EventStore, tmp_path: Path, sig: signal.Signals
 ) -> None:
+    """200 games on two replicas; one is killed (or drained) a third of the way in. Clients
+    retry with the same command ids; the survivor carries on. SIGTERM must drain cleanly."""
     recorded = record_games(8, PLIES, seed=7)
     run = uuid.uuid4().hex[:8]  # fresh game ids even against a long-lived server
     replicas = [start_replica(settings, tmp_path / f"rules-{i}.log") for i in range(2)]
@@ -88,8 +92,13 @@ async def test_sigkill_of_a_replica_loses_and_duplicates_nothing(
 
         players = asyncio.gather(*(play(i) for i in range(GAMES)))
         await half.wait()
-        replicas[0].send_signal(signal.SIGKILL)
+        replicas[0].send_signal(sig)
         await players
+        if sig == signal.SIGTERM:
+            assert await asyncio.to_thread(replicas[0].wait, 30) == 0
+            log = (tmp_path / "rules-0.log").read_text()
+            assert '"draining"' in log
+            assert '"stopped"' in log
         await client.close()
     finally:
         for r in replicas:

@@ -1,0 +1,34 @@
+"""Every service is a NATS micro service: $SRV.PING, INFO and STATS answer."""
+
+import msgspec
+import pytest
+
+from contracts import subjects
+from services.client.client import Client
+
+
+@pytest.mark.parametrize(
+    ("name", "endpoints"),
+    [
+        (subjects.RULES_SERVICE, {"create", "act", "read", "view"}),
+        (subjects.RANDOM_SERVICE, {"seed", "draw"}),
+        (subjects.MATCH_SERVICE, {"enqueue", "cancel"}),
+    ],
+)
+async def test_ping_info_and_stats(client: Client, name: str, endpoints: set[str]) -> None:
+    ping = msgspec.json.decode((await client.nc.request(f"$SRV.PING.{name}", b"")).data)
+    assert ping["name"] == name
+    info = msgspec.json.decode((await client.nc.request(f"$SRV.INFO.{name}", b"")).data)
+    assert {e["name"] for e in info["endpoints"]} == endpoints
+    assert all(e["subject"].startswith("tabula.") for e in info["endpoints"])
+    stats = msgspec.json.decode((await client.nc.request(f"$SRV.STATS.{name}", b"")).data)
+    assert {e["name"] for e in stats["endpoints"]} == endpoints
+
+
+async def test_stats_count_requests(client: Client) -> None:
+    await client.create_game("chess3d")
+    stats = msgspec.json.decode(
+        (await client.nc.request(f"$SRV.STATS.{subjects.RULES_SERVICE}", b"")).data
+    )
+    create = next(e for e in stats["endpoints"] if e["name"] == "create")
+    assert create["num_requests"] >= 1
