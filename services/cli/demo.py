@@ -14,6 +14,11 @@ from services.client.bot import BotResult, play_seat
 from services.client.client import Client
 
 
+def command_name() -> str:
+    """`tabula` as the user can type it: on PATH, or the venv's script (after `make run`)."""
+    return "tabula" if shutil.which("tabula") else os.path.relpath(sys.argv[0])
+
+
 async def run_demo(
     nats_url: str,
     redis_url: str,
@@ -62,8 +67,7 @@ async def run_demo(
     )
     console.print("results: " + ", ".join(f"{n}× {k}" for k, n in reasons.most_common()))
     if show:
-        # As the user can type it: `tabula` when on PATH, else the venv's script (make run).
-        tabula = "tabula" if shutil.which("tabula") else os.path.relpath(sys.argv[0])
+        tabula = command_name()
         for game_id, r in by_game.items():
             console.print(
                 f"\n[bold]Game {game_id}[/]: {r.outcome.result} by {r.outcome.reason} "
