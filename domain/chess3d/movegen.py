@@ -5,6 +5,7 @@ attribute lookups. A move is a triple `(from, to, promotion_kind)` of mailbox in
 piece kind (0: no promotion).
 """
 
+import re
 from collections.abc import Callable, Iterator
 from operator import itemgetter
 from typing import Final
@@ -281,11 +282,20 @@ def is_legal(
     return not (x & COLORS[side ^ 1] and x & 7 in LINE_KINDS[q26][d])
 
 
+def _men_pattern(col: int) -> "re.Pattern[bytes]":
+    return re.compile(
+        b"[" + re.escape(bytes([col | PAWN])) + b"-" + re.escape(bytes([col | KING])) + b"]"
+    )
+
+
+# OWN_MEN[seat]: matches a cell holding a man of the seat (colour | kind, kinds 1 to 6).
+OWN_MEN: Final = tuple(_men_pattern(col) for col in COLORS)
+
+
 def own_squares(b: Board, side: int) -> Iterator[int]:
-    own = COLORS[side]
-    for sq in SQUARES:
-        if b[sq] & own:
-            yield sq
+    """The cubes of `side`'s men, in mailbox (SQUARES) order."""
+    for m in OWN_MEN[side].finditer(b):
+        yield m.start()
 
 
 def legal_moves(
@@ -308,23 +318,33 @@ def has_legal_move(
     b: Board, side: int, ep: int, double: int, king: int, in_check: bool, q26: bool
 ) -> bool:
     """Whether `side` has any legal move; stops at the first (castling is never needed: a
-    castling move implies the ordinary King step to the crossed cube is legal too)."""
+    castling move implies the ordinary King step to the crossed cube is legal too). The King
+    comes last: its moves are the costly ones to test."""
     moves: list[MoveTuple] = []
-    for sq in own_squares(b, side):
+    for m in OWN_MEN[side].finditer(b):
+        sq = m.start()
+        if sq == king:
+            continue
         moves.clear()
         piece_moves(b, sq, side, 0, ep, double, q26, moves)
-        for m in moves:
-            if is_legal(b, m, side, king, in_check, ep, q26):
+        for move in moves:
+            if is_legal(b, move, side, king, in_check, ep, q26):
                 return True
-    return False
+    moves.clear()
+    piece_moves(b, king, side, 0, ep, double, q26, moves)
+    return any(is_legal(b, move, side, king, in_check, ep, q26) for move in moves)
 
 
-def ep_captures(b: Board, side: int, ep: int, king: int, q26: bool) -> tuple[int, ...]:
-    """C3-6.2.2: the cubes of `side`'s pawns that can legally capture on `ep`."""
+def ep_captures(
+    b: Board, side: int, ep: int, king: int, q26: bool, in_check: bool | None = None
+) -> tuple[int, ...]:
+    """C3-6.2.2: the cubes of `side`'s pawns that can legally capture on `ep` (`in_check`
+    may be given when already known)."""
     if not ep:
         return ()
     pawn = COLORS[side] | PAWN
-    in_check = attacked(b, king, side ^ 1, q26)
+    if in_check is None:
+        in_check = attacked(b, king, side ^ 1, q26)
     return tuple(
         fr
         for o in PAWN_CAPTURES[side]

@@ -103,11 +103,19 @@ def make(
 
 
 def repetition_key(
-    board: bytes, turn: int, castling: int, double: int, ep: int, king: int, q26: bool
+    board: bytes,
+    turn: int,
+    castling: int,
+    double: int,
+    ep: int,
+    king: int,
+    q26: bool,
+    check: bool | None = None,
 ) -> int:
     """C3-7.5.1 identity: men, side to move, castling rights, double-step rights and the set of
-    legal en-passant captures. A 64-bit hash, so history stays small (see docs/rules)."""
-    captures = ep_captures(board, turn, ep, king, q26) if ep else ()
+    legal en-passant captures. A 64-bit hash, so history stays small (see docs/rules).
+    `check` (whether `turn` is in check) may be given when already known."""
+    captures = ep_captures(board, turn, ep, king, q26, check) if ep else ()
     return hash((board, turn, castling, double, ep if captures else 0, captures))
 
 
@@ -121,7 +129,7 @@ def play(pos: Position, move: MoveTuple, q26: bool, check: bool | None = None) -
     turn = side ^ 1
     if check is None:
         check = attacked(board, kings[turn], side, q26)
-    key = repetition_key(board, turn, castling, double, ep, kings[turn], q26)
+    key = repetition_key(board, turn, castling, double, ep, kings[turn], q26, check)
     if progress or castling != pos.castling or double != pos.double:
         history: tuple[int, ...] = (key,)
         checks = int(check)

@@ -6,6 +6,7 @@ SIGTERM) stops the services first (each drains), then the servers.
 """
 
 import asyncio
+import contextlib
 import os
 import signal
 import sys
@@ -17,7 +18,7 @@ import nats
 from rich.console import Console
 
 from contracts import subjects
-from services.runtime.config import StackFile, stack_path
+from services.runtime.config import StackFile, stack_path, user_pointer
 from services.runtime.embedded import Server, start_nats, start_valkey
 
 console = Console(stderr=True)
@@ -102,9 +103,13 @@ async def up(home: Path, rules_replicas: int, demo_games: int) -> None:
         for child in children:
             await child.start()
         await wait_for_services(nats_url, [s for _, s in SERVICES])
-        stack_file.write_bytes(
-            msgspec.json.encode(StackFile(nats_url=nats_url, redis_url=redis_url, pid=os.getpid()))
+        found = msgspec.json.encode(
+            StackFile(nats_url=nats_url, redis_url=redis_url, pid=os.getpid())
         )
+        stack_file.write_bytes(found)
+        with contextlib.suppress(OSError):  # a read-only home only loses the convenience
+            user_pointer().parent.mkdir(parents=True, exist_ok=True)
+            user_pointer().write_bytes(found)
         console.print(
             f"[green]Tabula is up[/]: {len(children)} services "
             f"({rules_replicas} rules replicas); logs in {logs}"
@@ -120,6 +125,9 @@ async def up(home: Path, rules_replicas: int, demo_games: int) -> None:
         await supervise(children, stop)
     finally:
         stack_file.unlink(missing_ok=True)
+        with contextlib.suppress(OSError, msgspec.DecodeError):
+            if msgspec.json.decode(user_pointer().read_bytes(), type=StackFile).pid == os.getpid():
+                user_pointer().unlink()
         for child in children:
             if child.proc and child.proc.returncode is None:
                 child.proc.send_signal(signal.SIGTERM)

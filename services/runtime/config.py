@@ -36,11 +36,17 @@ class Settings:
 
 
 def home() -> Path:
+    """Where `tabula up` keeps its data: TABULA_HOME, else ./.tabula."""
     return Path(os.environ.get("TABULA_HOME", DEFAULT_HOME)).resolve()
 
 
 def stack_path(root: Path | None = None) -> Path:
     return (root or home()) / "stack.json"
+
+
+def user_pointer() -> Path:
+    """A per-user note of the last stack started, so commands find it from any directory."""
+    return Path.home() / ".cache" / "tabula" / "stack.json"
 
 
 def read_stack(root: Path | None = None) -> StackFile | None:
@@ -53,12 +59,26 @@ def read_stack(root: Path | None = None) -> StackFile | None:
         raise ConfigError(f"{path} is not a Tabula stack file: {exc}") from None
 
 
+def find_stack() -> StackFile | None:
+    """The running embedded stack: TABULA_HOME's when set; else the nearest .tabula/ in this
+    directory or a parent; else the last one this user started, if its process still runs."""
+    if "TABULA_HOME" in os.environ:
+        return read_stack()
+    for folder in (Path.cwd(), *Path.cwd().parents):
+        if (stack := read_stack(folder / DEFAULT_HOME)) is not None:
+            return stack
+    try:
+        stack = msgspec.json.decode(user_pointer().read_bytes(), type=StackFile)
+    except (FileNotFoundError, msgspec.DecodeError):
+        return None
+    return stack if Path(f"/proc/{stack.pid}").exists() else None
+
+
 def load() -> Settings:
-    root = home()
     nats_url = os.environ.get("NATS_URL")
     redis_url = os.environ.get("REDIS_URL")
     if not (nats_url and redis_url):
-        stack = read_stack(root)
+        stack = find_stack()
         if stack is None and not (nats_url or redis_url):
             raise ConfigError(
                 "no Tabula stack found: start one with `tabula up` (or `make run`), "
@@ -75,7 +95,7 @@ def load() -> Settings:
     return Settings(
         nats_url=nats_url,
         redis_url=redis_url,
-        home=root,
+        home=home(),
         secret=os.environ.get("TABULA_SECRET") or None,
         log_level=level,
         json_logs=json_env != "0",
