@@ -2,7 +2,7 @@
 
 import msgspec
 
-from contracts.envelope import StoredEvent
+from contracts.envelope import SealedEvent, StoredEvent
 from contracts.errors import ErrorCode
 
 
@@ -33,6 +33,8 @@ class ReadEvents(Request, frozen=True, kw_only=True):
     game_id: str
     after: int = 0  # return events with version > after
     limit: int = 1000
+    seat: int | None = None  # with its token: that seat's private events come sealed
+    token: str = ""
 
 
 class GetView(Request, frozen=True, kw_only=True):
@@ -47,9 +49,16 @@ class CreateSeed(Request, frozen=True, kw_only=True):
 
 class Draw(Request, frozen=True, kw_only=True):
     game_id: str
-    nonce: int
-    kind: str  # "die" | "uniform" | "shuffle"
+    nonce: int  # the draw's nonce (ignored for a salt)
+    kind: str  # "die" | "uniform" | "shuffle" | "salt" (n is then the deck position)
     n: int
+    mix: str = ""  # SHA256 of the revealed client seeds (protocol 1.4), from the log
+
+
+class RevealSeed(Request, frozen=True, kw_only=True):
+    """Asked by the rules service once the game's end is in the log."""
+
+    game_id: str
 
 
 class Enqueue(Request, frozen=True, kw_only=True):
@@ -99,6 +108,7 @@ class Events(Reply, tag="events", frozen=True, kw_only=True):
     game_id: str
     events: list[StoredEvent]
     head: int  # version of the last stored event
+    sealed: list[SealedEvent] = []  # the asking seat's private events, whole
 
 
 class View(Reply, tag="view", frozen=True, kw_only=True):
@@ -110,6 +120,7 @@ class View(Reply, tag="view", frozen=True, kw_only=True):
     to_act: list[int]
     position: str  # ruleset position notation (e.g. 3D-FEN)
     legal: list[str] = []  # the seat's legal actions, when a seat asked
+    phase: str = ""  # "seeding" | "setup" | "play" | "ended" (domain.core.table)
     result: str = ""
     reason: str = ""
 
@@ -124,7 +135,15 @@ class Drawn(Reply, tag="drawn", frozen=True, kw_only=True):
     nonce: int
     kind: str
     n: int
-    values: list[int]  # one value for die/uniform, the permutation for shuffle
+    # One value for die/uniform. A shuffle or a salt is secret: it never crosses NATS; the
+    # service stores it under the game's secret key for the rules service (stored=True).
+    values: list[int] = []
+    stored: bool = False
+
+
+class SeedRevealedReply(Reply, tag="seed-revealed", frozen=True, kw_only=True):
+    game_id: str
+    server_seed: str
 
 
 class Queued(Reply, tag="queued", frozen=True, kw_only=True):

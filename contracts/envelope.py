@@ -13,3 +13,19 @@ class StoredEvent(msgspec.Struct, frozen=True, kw_only=True):
     time_ms: int
     command_id: str
     hash: str  # h_n, lowercase hex
+    # A projection for someone who may not see all of the event: `body` is then not the
+    # stored bytes (the hash is the stored event's), and `audience` names the seats that get
+    # the whole event sealed to them (SealedEvent).
+    redacted: bool = False
+    audience: list[int] = []
+
+
+class SealedEvent(msgspec.Struct, frozen=True, kw_only=True):
+    """A StoredEvent for one seat's eyes only: ChaCha20-Poly1305 under a key derived from the
+    seat's token (services.client.sealing), so no one else on NATS can read it."""
+
+    game_id: str
+    version: int
+    seat: int
+    nonce: str  # hex, 12 bytes
+    box: str  # base64 of the ciphertext of the JSON StoredEvent

@@ -8,6 +8,7 @@ class ErrorCode(StrEnum):
     UNKNOWN_GAME = "game/unknown"
     GAME_EXISTS = "game/exists"
     GAME_ENDED = "game/ended"
+    NOT_STARTED = "game/not-started"  # the seed protocol or the hidden setup is still open
     UNKNOWN_RULESET = "ruleset/unknown"
     BAD_VARIANT = "ruleset/bad-variant"
     BAD_POSITION = "ruleset/bad-position"

@@ -14,6 +14,7 @@ class Event(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", omit_de
 
 class GameCreated(Event, tag="GameCreated", frozen=True, kw_only=True):
     ruleset: str
+    game_id: str = ""  # "" in logs written before it was recorded: the envelope's id then
     variant: str = ""
     seats: int
     # Optional teams (lists of seats playing together); empty means every seat for itself.
@@ -22,6 +23,11 @@ class GameCreated(Event, tag="GameCreated", frozen=True, kw_only=True):
     players: list[str] = []
     # A starting position in the ruleset's notation; "" means the standard setup.
     position: str = ""
+    # Fair play (../shared/design/fair-play-protocol.md): a game that draws random outcomes
+    # runs the seed protocol (section 1) before play; one with a hidden simultaneous setup runs
+    # the commit/reveal of section 3.
+    randomness: bool = False
+    hidden_setup: bool = False
 
 
 class Resigned(Event, tag="Resigned", frozen=True, kw_only=True):
@@ -42,4 +48,100 @@ class GameSealed(Event, tag="GameSealed", frozen=True, kw_only=True):
     hash: str
 
 
-PLATFORM_EVENTS: tuple[type[Event], ...] = (GameCreated, Resigned, GameEnded, GameSealed)
+# -- fair play (protocol sections 1-3). Who may see each is decided in domain.core.table. -----
+
+
+class SeedCommitted(Event, tag="SeedCommitted", frozen=True, kw_only=True):
+    """SHA256(server_seed), recorded before any player input (section 1.1)."""
+
+    commitment: str
+
+
+class ClientSeedCommitted(Event, tag="ClientSeedCommitted", frozen=True, kw_only=True):
+    seat: int
+    commitment: str
+
+
+class ClientSeedRevealed(Event, tag="ClientSeedRevealed", frozen=True, kw_only=True):
+    seat: int
+    seed: str
+
+
+class RandomDrawn(Event, tag="RandomDrawn", frozen=True, kw_only=True):
+    """A public die(n) or uniform(n) outcome at `nonce` (section 2)."""
+
+    nonce: int
+    kind: str  # "die" | "uniform"
+    n: int
+    purpose: str
+    value: int
+
+
+class DeckShuffled(Event, tag="DeckShuffled", frozen=True, kw_only=True):
+    """A shuffle at `nonce`: `order[p]` is the canonical index of the card at position p.
+    Seen by nobody until the game ends (it would show every future card)."""
+
+    nonce: int
+    n: int
+    purpose: str
+    order: list[int] = []
+
+
+class CardDealt(Event, tag="CardDealt", frozen=True, kw_only=True):
+    """A private card: the holder sees card and salt; everyone else only the commitment."""
+
+    seat: int
+    position: int
+    commitment: str
+    card: str = ""
+    salt: str = ""
+
+
+class CardRevealed(Event, tag="CardRevealed", frozen=True, kw_only=True):
+    """A dealt card turned face up; anyone can check it against its commitment."""
+
+    seat: int
+    position: int
+    card: str
+    salt: str
+
+
+class SetupCommitted(Event, tag="SetupCommitted", frozen=True, kw_only=True):
+    seat: int
+    commitment: str
+
+
+class SetupRevealed(Event, tag="SetupRevealed", frozen=True, kw_only=True):
+    """The revealed setup bytes (as text); `rejected` says why they lose the game, if so."""
+
+    seat: int
+    nonce: str
+    setup: str
+    rejected: str = ""
+
+
+class SeedRevealed(Event, tag="SeedRevealed", frozen=True, kw_only=True):
+    """The server seed, once the game has ended (section 1.6)."""
+
+    server_seed: str
+
+
+FAIR_PLAY_EVENTS: tuple[type[Event], ...] = (
+    SeedCommitted,
+    ClientSeedCommitted,
+    ClientSeedRevealed,
+    RandomDrawn,
+    DeckShuffled,
+    CardDealt,
+    CardRevealed,
+    SetupCommitted,
+    SetupRevealed,
+    SeedRevealed,
+)
+PLATFORM_EVENTS: tuple[type[Event], ...] = (
+    GameCreated,
+    Resigned,
+    GameEnded,
+    GameSealed,
+    *FAIR_PLAY_EVENTS,
+)

@@ -5,7 +5,7 @@ from typing import Any, Union
 import msgspec
 
 from contracts import chess3d, commands
-from contracts.envelope import StoredEvent
+from contracts.envelope import SealedEvent, StoredEvent
 from contracts.events import PLATFORM_EVENTS
 
 REQUESTS = (
@@ -15,6 +15,7 @@ REQUESTS = (
     commands.GetView,
     commands.CreateSeed,
     commands.Draw,
+    commands.RevealSeed,
     commands.Enqueue,
     commands.Cancel,
 )
@@ -26,6 +27,7 @@ def all_schemas() -> dict[str, Any]:
     out: dict[str, Any] = {t.__name__: msgspec.json.schema(t) for t in REQUESTS}
     out["Reply"] = msgspec.json.schema(Union[REPLIES])  # noqa: UP007
     out["StoredEvent"] = msgspec.json.schema(StoredEvent)
+    out["SealedEvent"] = msgspec.json.schema(SealedEvent)
     out["events.platform"] = msgspec.json.schema(Union[PLATFORM_EVENTS])  # noqa: UP007
     for name, events in RULESET_EVENTS.items():
         out[f"events.{name}"] = msgspec.json.schema(Union[(*PLATFORM_EVENTS, *events)])

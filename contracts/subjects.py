@@ -18,6 +18,7 @@ RULES_QUEUE: Final = "rules"
 RANDOM_SERVICE: Final = "tabula-randomness"
 RANDOM_SEED: Final = f"{PREFIX}.random.seed"
 RANDOM_DRAW: Final = f"{PREFIX}.random.draw"
+RANDOM_REVEAL: Final = f"{PREFIX}.random.reveal"
 RANDOM_QUEUE: Final = "randomness"
 
 MATCH_SERVICE: Final = "tabula-matchmaking"
@@ -29,6 +30,11 @@ MATCH_QUEUE: Final = "matchmaking"
 def game_events(game_id: str) -> str:
     """Public projection of every committed event of one game."""
     return f"{PREFIX}.game.{game_id}.events"
+
+
+def seat_events(game_id: str, seat: int) -> str:
+    """One seat's private events, sealed to its key (contracts.envelope.SealedEvent)."""
+    return f"{PREFIX}.game.{game_id}.seat.{seat}"
 
 
 def all_game_events() -> str:

@@ -5,7 +5,6 @@ attribute lookups. A move is a triple `(from, to, promotion_kind)` of mailbox in
 piece kind (0: no promotion).
 """
 
-import re
 from collections.abc import Callable, Iterator
 from operator import itemgetter
 from typing import Final
@@ -127,6 +126,18 @@ SLIDERS: Final = tuple(
 )
 
 
+# Tables indexed by `to - from + MAX_DELTA`: whether a Knight / King step covers the difference.
+def _step_table(offsets: tuple[int, ...]) -> list[bool]:
+    table = [False] * len(DIRECTION_OF)
+    for o in offsets:
+        table[o + MAX_DELTA] = True
+    return table
+
+
+KNIGHT_STEP: Final = _step_table(KNIGHT_OFFSETS)
+KING_STEP: Final = _step_table(KING_OFFSETS)
+
+
 def attacked(b: Board, sq: int, by: int, q26: bool) -> bool:
     """C3-5.0.5: whether side `by` attacks cube `sq`.
 
@@ -190,6 +201,37 @@ def piece_moves(
             x = b[t]
         if x & enemy:
             out.append((sq, t, 0))
+
+
+def ordinary_move(b: Board, fr: int, to: int, side: int, q26: bool) -> bool:
+    """Whether the Knight, Bishop, Rook, Queen or King of `side` on `fr` may move to `to` by
+    the piece rules (C3-5), without castling: a quick test of a single move. False for pawns,
+    castling and anything piece_moves does not generate."""
+    x = b[to]
+    if x != EMPTY and not x & COLORS[side ^ 1]:
+        return False
+    kind = b[fr] & 7
+    delta = to - fr + MAX_DELTA
+    if not 0 <= delta < len(DIRECTION_OF):
+        return False
+    if kind == KNIGHT:
+        return KNIGHT_STEP[delta]
+    if kind == KING:
+        return KING_STEP[delta]
+    if kind == ROOK:
+        d = ROOK_LINE[delta]
+    elif kind == BISHOP:
+        d = BISHOP_LINE[delta]
+    elif kind == QUEEN:
+        d = QUEEN_LINE[q26][delta]
+    else:
+        return False
+    if not d:
+        return False
+    t = fr + d
+    while t != to and b[t] == EMPTY:
+        t += d
+    return t == to
 
 
 def _pawn_moves(
@@ -282,20 +324,11 @@ def is_legal(
     return not (x & COLORS[side ^ 1] and x & 7 in LINE_KINDS[q26][d])
 
 
-def _men_pattern(col: int) -> "re.Pattern[bytes]":
-    return re.compile(
-        b"[" + re.escape(bytes([col | PAWN])) + b"-" + re.escape(bytes([col | KING])) + b"]"
-    )
-
-
-# OWN_MEN[seat]: matches a cell holding a man of the seat (colour | kind, kinds 1 to 6).
-OWN_MEN: Final = tuple(_men_pattern(col) for col in COLORS)
-
-
 def own_squares(b: Board, side: int) -> Iterator[int]:
-    """The cubes of `side`'s men, in mailbox (SQUARES) order."""
-    for m in OWN_MEN[side].finditer(b):
-        yield m.start()
+    own = COLORS[side]
+    for sq in SQUARES:
+        if b[sq] & own:
+            yield sq
 
 
 def legal_moves(
@@ -314,24 +347,47 @@ def count_legal(
     return len(legal_moves(b, side, castling, ep, double, king, q26))
 
 
+# The order in which has_legal_move tries the kinds: cheap and usually mobile men first.
+_TRY_ORDER: Final = (PAWN, KNIGHT, BISHOP, ROOK, QUEEN)
+
+
 def has_legal_move(
     b: Board, side: int, ep: int, double: int, king: int, in_check: bool, q26: bool
 ) -> bool:
     """Whether `side` has any legal move; stops at the first (castling is never needed: a
-    castling move implies the ordinary King step to the crossed cube is legal too). The King
-    comes last: its moves are the costly ones to test."""
+    castling move implies the ordinary King step to the crossed cube is legal too).
+
+    The men are found kind by kind with `bytes.find`. The King is tried first when in check
+    (its steps are the likeliest escapes) and last otherwise (testing its steps is costly).
+    """
     moves: list[MoveTuple] = []
-    for m in OWN_MEN[side].finditer(b):
-        sq = m.start()
-        if sq == king:
-            continue
-        moves.clear()
-        piece_moves(b, sq, side, 0, ep, double, q26, moves)
-        for move in moves:
-            if is_legal(b, move, side, king, in_check, ep, q26):
+    if in_check and _has_legal(b, king, side, ep, double, king, in_check, q26, moves):
+        return True
+    col = COLORS[side]
+    for kind in _TRY_ORDER:
+        piece = col | kind
+        sq = b.find(piece)
+        while sq >= 0:
+            if _has_legal(b, sq, side, ep, double, king, in_check, q26, moves):
                 return True
+            sq = b.find(piece, sq + 1)
+    return not in_check and _has_legal(b, king, side, ep, double, king, in_check, q26, moves)
+
+
+def _has_legal(
+    b: Board,
+    sq: int,
+    side: int,
+    ep: int,
+    double: int,
+    king: int,
+    in_check: bool,
+    q26: bool,
+    moves: list[MoveTuple],
+) -> bool:
+    """Whether the man on `sq` has a legal move (`moves` is scratch space)."""
     moves.clear()
-    piece_moves(b, king, side, 0, ep, double, q26, moves)
+    piece_moves(b, sq, side, 0, ep, double, q26, moves)
     return any(is_legal(b, move, side, king, in_check, ep, q26) for move in moves)
 
 

@@ -20,13 +20,14 @@ _MOVE_RE: Final = re.compile(
     re.IGNORECASE,
 )
 _CASTLE_RE: Final = re.compile(r"^([o0])-?\1(-?\1)?[+#]*$", re.IGNORECASE)
+_CASTLE_FIRST: Final = frozenset("oO0")  # the only first characters _CASTLE_RE accepts
 PROMOTION_LETTERS: Final = "NBRQ"
 
 
 def parse_move(text: str, side: int) -> MoveTuple | str:
     """The move written `text` for `side`, or the reason it is malformed."""
     text = text.strip()
-    castle = _CASTLE_RE.match(text)
+    castle = _CASTLE_RE.match(text) if text[:1] in _CASTLE_FIRST else None
     if castle:
         y, z = (0, 0) if side == 0 else (7, 2)
         return (square(4, y, z), square(2 if castle.group(2) else 6, y, z), 0)
@@ -36,10 +37,11 @@ def parse_move(text: str, side: int) -> MoveTuple | str:
             f"{text!r} is not a move: write <from>-<to> with cubes like IE2 or IIIA8, "
             "e.g. IE2-IE4, IIE7-IIE8=Q, or O-O / O-O-O"
         )
-    fr, to = SQUARE_BY_NAME[m.group(1).upper()], SQUARE_BY_NAME[m.group(2).upper()]
+    from_name, to_name, promotion = m.groups()
+    fr, to = SQUARE_BY_NAME[from_name.upper()], SQUARE_BY_NAME[to_name.upper()]
     promo = 0
-    if m.group(3):
-        letter = m.group(3).upper()
+    if promotion:
+        letter = promotion.upper()
         if letter not in PROMOTION_LETTERS:
             return f"promotion piece must be Q, R, B or N, not {letter!r}"
         promo = KIND_LETTERS.index(letter)

@@ -3,6 +3,7 @@
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from enum import StrEnum
+from functools import lru_cache
 from typing import Any, Final, NamedTuple
 
 from contracts.chess3d import (
@@ -48,6 +49,7 @@ from domain.chess3d.movegen import (
     attacked,
     has_legal_move,
     is_legal,
+    ordinary_move,
     piece_moves,
 )
 from domain.chess3d.notation import format_move, parse_canonical, parse_move
@@ -151,13 +153,9 @@ class Chess3D:
         return actions
 
     def parse_action(self, state: State, seat: int, text: str) -> Action | Rejection:
-        word = text.strip().lower()
-        if word in Command._value2member_map_:
-            return Command(word)
-        move = parse_move(text, seat)
-        if isinstance(move, str):
-            return Rejection(ErrorCode.MALFORMED_ACTION, move, "C3-1.7")
-        return Move(*move)
+        if len(text) <= _CACHED_TEXT:
+            return _parse_action_cached(text, seat)
+        return _parse_action(text, seat)
 
     def format_action(self, state: State, action: Action) -> str:
         if isinstance(action, Command):
@@ -299,6 +297,22 @@ class Chess3D:
         return perft(state.pos, depth, state.config.q26)
 
 
+def _parse_action(text: str, seat: int) -> Action | Rejection:
+    word = text.strip().lower()
+    if word in Command._value2member_map_:
+        return Command(word)
+    move = parse_move(text, seat)
+    if isinstance(move, str):
+        return Rejection(ErrorCode.MALFORMED_ACTION, move, "C3-1.7")
+    return Move(*move)
+
+
+# Actions are immutable, so parsing a text again can return the same object; only short texts
+# (every canonical move is) are cached, so long junk cannot fill the cache.
+_CACHED_TEXT: Final = 24
+_parse_action_cached: Final = lru_cache(maxsize=8192)(_parse_action)
+
+
 def _parse_position(text: str, config: Config) -> Position:
     try:
         return parse_fen(text, config.q26)
@@ -319,13 +333,17 @@ def _check_move(state: State, move: MoveTuple) -> MoveTuple | Rejection:
         return _illegal(f"there is no man of yours on {NAMES[fr]}", "C3-4.1")
     if b[to] & own:
         return _illegal(f"{NAMES[to]} holds a man of your own colour", "C3-5.0.3")
-    candidates: list[MoveTuple] = []
-    piece_moves(b, fr, side, pos.castling, pos.ep, pos.double, q26, candidates)
-    matching = [m for m in candidates if m[1] == to]
-    if not matching:
-        clause, reason = _explain(state, fr, to)
-        return _illegal(reason, clause)
-    if matching[0][2]:
+    if ordinary_move(b, fr, to, side, q26):  # the common case, without generating moves
+        promotes = False
+    else:
+        candidates: list[MoveTuple] = []
+        piece_moves(b, fr, side, pos.castling, pos.ep, pos.double, q26, candidates)
+        matching = [m for m in candidates if m[1] == to]
+        if not matching:
+            clause, reason = _explain(state, fr, to)
+            return _illegal(reason, clause)
+        promotes = matching[0][2] != 0
+    if promotes:
         if not promo:
             return Rejection(
                 ErrorCode.MALFORMED_ACTION,

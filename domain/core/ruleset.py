@@ -37,19 +37,26 @@ class Rejection:
 
 @dataclass(frozen=True, slots=True)
 class DrawRequest:
-    """A random outcome `decide` needs before it can produce events."""
+    """A random outcome `decide` needs before it can produce events.
 
-    kind: str  # "die" (n <= 256) | "uniform" | "shuffle" (n = deck size)
+    kind "die" (2 <= n <= 256), "uniform" (n >= 1) or "shuffle" (n cards) consumes the game's
+    next nonce (the table assigns it); kind "salt" asks for the card salt of deck position n.
+    """
+
+    kind: str
     n: int
     purpose: str
+    nonce: int | None = None  # assigned by the table, never by a ruleset
 
 
 @dataclass(frozen=True, slots=True)
 class DrawResult:
-    nonce: int
+    nonce: int | None  # None for a salt
     kind: str
     n: int
-    values: tuple[int, ...]
+    purpose: str
+    values: tuple[int, ...] = ()  # one value for die/uniform; the permutation for a shuffle
+    salt: str = ""  # for kind "salt"
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,6 +137,21 @@ class Ruleset(Protocol[S, A]):
 
     def visible(self, event: Event, seat: int | None) -> Event | None:
         """The projection of `event` for `seat`: itself, a redacted copy, or None."""
+        ...
+
+
+S_contra = TypeVar("S_contra", contravariant=True)
+
+
+class HiddenSetup(Protocol[S_contra]):
+    """What a ruleset with a hidden simultaneous setup (`GameCreated.hidden_setup`) adds."""
+
+    def check_setup(self, state: S_contra, seat: int, setup: bytes) -> Rejection | None:
+        """Whether a revealed setup obeys the placement rules (None: it does)."""
+        ...
+
+    def forfeit(self, state: S_contra, seat: int, reason: str) -> tuple[Event, ...]:
+        """The events that end the game when `seat` loses by an illegal or missing reveal."""
         ...
 
 

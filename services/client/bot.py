@@ -1,17 +1,22 @@
 """Bots: play one seat of a game through the services, folding the game locally.
 
-A bot keeps its own copy of the state by folding the events it watches (the same pure rules the
-service runs), picks an action with a policy, and submits it at the version it saw: if the game
-moved on meanwhile, the service answers with a conflict and the bot simply reads on.
+A bot keeps its own copy of the table by folding the events it watches as its seat sees them
+(the same pure rules the service runs), takes part in the fair-play protocol (a client seed
+committed then revealed; a hidden setup committed then revealed), picks game actions with a
+policy, and submits each at the version it saw: if the game moved on meanwhile, the service
+answers with a conflict and the bot simply reads on.
 """
 
 import random
+import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from contracts.errors import ErrorCode
+from domain import fairplay
 from domain.core import Outcome, Ruleset
+from domain.core import table as tables
 from domain.registry import find_ruleset
 from services.client.client import Client, TabulaError
 from services.runtime.codec import created, decoder
@@ -41,45 +46,65 @@ class BotResult:
     version: int
 
 
-async def play_seat(
-    client: Client,
-    game_id: str,
-    seat: int,
-    token: str,
-    *,
-    policy: Policy = greedy_policy,
-    seed: int | None = None,
-    on_event: Callable[[], None] | None = None,
-) -> BotResult:
+class Seat:
+    """What one seat keeps to itself: its client seed and its hidden setup until revealed."""
+
+    def __init__(self, game_id: str, seat: int, rng: random.Random) -> None:
+        self.client_seed = secrets.token_urlsafe(24)  # the protocol's default: 32 chars
+        self.setup_nonce = secrets.token_hex(32)
+        self.setup = b""
+        self.game_id, self.seat, self.rng = game_id, seat, rng
+
+    def fair_play_action(self, table: tables.Table) -> str:
+        """The seed or setup step this seat owes now."""
+        fair, screen = table.fair, table.screen
+        if fair is not None and not fair.ready:
+            if not fair.client_commitments[self.seat]:
+                digest = fairplay.client_seed_commitment(self.game_id, self.seat,
+                                                         self.client_seed)  # fmt: skip
+                return f"seed-commit {digest}"
+            return f"seed-reveal {self.client_seed}"
+        assert screen is not None
+        if not screen.commitments[self.seat]:
+            make = table.ruleset.random_setup  # type: ignore[attr-defined]
+            self.setup = make(table.game, self.seat, self.rng.randrange)
+            digest = fairplay.setup_commitment(self.game_id, self.seat, self.setup_nonce,
+                                               self.setup)  # fmt: skip
+            return f"setup-commit {digest}"
+        return f"setup-reveal {self.setup_nonce} {self.setup.decode()}"
+
+
+async def play_seat(client: Client, game_id: str, seat: int, token: str, *,
+                    policy: Policy = greedy_policy, seed: int | None = None,
+                    on_event: Callable[[], None] | None = None) -> BotResult:  # fmt: skip
     rng = random.Random(seed)
-    rs: Ruleset[Any, Any] | None = None
-    state: Any = None
+    me = Seat(game_id, seat, rng)
+    table: tables.Table | None = None
     moves = 0
-    async for stored in client.watch(game_id):
-        if rs is None:
-            rs = find_ruleset(created(stored).ruleset)
+    async for stored in client.watch(game_id, seat=seat, token=token):
+        if table is None:
+            first = created(stored)
+            rs = find_ruleset(first.ruleset)
             dec = decoder(rs.name)
-            state = rs.start(created(stored))
+            table = tables.open_table(rs, game_id, first)
         else:
-            state = rs.evolve(state, dec.decode(stored.body))
+            table = tables.evolve(table, dec.decode(stored.body))
         if on_event:
             on_event()
-        outcome = rs.outcome(state)
+        outcome = tables.outcome(table)
         if outcome is not None:
-            if stored.type == "GameSealed":
+            if table.sealed:
                 return BotResult(game_id, seat, outcome, moves, stored.version)
             continue
-        if seat not in rs.to_act(state):
+        if seat not in tables.to_act(table):
             continue
-        action = policy(rs, state, seat, rng)
+        if tables.phase(table) == "play":
+            action = policy(rs, table.game, seat, rng)
+            text = rs.format_action(table.game, action)
+        else:
+            text = me.fair_play_action(table)
         try:
-            await client.act(
-                game_id,
-                seat,
-                token,
-                rs.format_action(state, action),
-                expected_version=stored.version,
-            )
+            await client.act(game_id, seat, token, text, expected_version=stored.version)
             moves += 1
         except TabulaError as exc:
             if exc.code != ErrorCode.CONFLICT:  # a conflict: newer events are on their way

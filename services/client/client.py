@@ -32,13 +32,15 @@ from contracts.commands import (
     Request,
     View,
 )
-from contracts.envelope import StoredEvent
+from contracts.envelope import SealedEvent, StoredEvent
 from contracts.errors import ErrorCode
+from services.client.sealing import unseal
 
 T = TypeVar("T", bound=Reply)
 _encode = msgspec.json.Encoder().encode
 _decoders: dict[type, msgspec.json.Decoder[object]] = {}
 _stored = msgspec.json.Decoder(StoredEvent)
+_sealed = msgspec.json.Decoder(SealedEvent)
 
 
 class TabulaError(Exception):
@@ -133,14 +135,16 @@ class Client:
         )
         return await self.request(subjects.RULES_ACT, req, Receipt)
 
-    async def read(self, game_id: str, after: int = 0) -> list[StoredEvent]:
-        """Every event with version > after (paged)."""
+    async def read(self, game_id: str, after: int = 0, seat: int | None = None,
+                   token: str = "") -> list[StoredEvent]:  # fmt: skip
+        """Every event with version > after (paged), as `seat` may see it (None: public);
+        the seat's own private events come sealed and are opened with its token."""
         out: list[StoredEvent] = []
         while True:
-            page = await self.request(
-                subjects.RULES_READ, ReadEvents(game_id=game_id, after=after), Events
-            )
-            out += page.events
+            req = ReadEvents(game_id=game_id, after=after, seat=seat, token=token)
+            page = await self.request(subjects.RULES_READ, req, Events)
+            whole = {e.version: e for e in (unseal(token, s) for s in page.sealed)}
+            out += [whole.get(e.version, e) for e in page.events]
             if not page.events or page.events[-1].version >= page.head:
                 return out
             after = page.events[-1].version
@@ -150,36 +154,52 @@ class Client:
             subjects.RULES_VIEW, GetView(game_id=game_id, seat=seat, token=token), View
         )
 
-    async def watch(self, game_id: str, after: int = 0) -> AsyncIterator[StoredEvent]:
-        """Catch up from the log, then follow the live subject, dropping duplicates by version.
+    async def watch(self, game_id: str, after: int = 0, seat: int | None = None,
+                    token: str = "") -> AsyncIterator[StoredEvent]:  # fmt: skip
+        """Catch up from the log, then follow live, in version order without duplicates.
 
-        Subscribes before reading, so no event falls between the read and the live feed; a gap
-        in the live feed (a lost notice) is filled from the log.
+        Subscribes before reading, so nothing falls between the read and the live feed; a gap
+        (a lost notice) is filled from the log. For a seat, an event redacted for the public is
+        held back until the seat's sealed copy arrives on its own subject.
         """
         queue: asyncio.Queue[StoredEvent] = asyncio.Queue()
 
-        async def on_msg(msg: Msg) -> None:
+        async def on_public(msg: Msg) -> None:
             queue.put_nowait(_stored.decode(msg.data))
 
-        sub = await self.nc.subscribe(subjects.game_events(game_id), cb=on_msg)
+        async def on_sealed(msg: Msg) -> None:
+            queue.put_nowait(unseal(token, _sealed.decode(msg.data)))
+
+        subs = [await self.nc.subscribe(subjects.game_events(game_id), cb=on_public)]
+        if seat is not None:
+            subs.append(await self.nc.subscribe(subjects.seat_events(game_id, seat),
+                                                cb=on_sealed))  # fmt: skip
+        known: dict[int, StoredEvent] = {}
+        last = after
+
+        def complete(e: StoredEvent) -> bool:
+            return not e.redacted or seat not in e.audience
+
+        def take(e: StoredEvent) -> None:
+            if e.version > last and not (e.version in known and complete(known[e.version])):
+                known[e.version] = e
+
         try:
-            last = after
-            for event in await self.read(game_id, after):
-                last = event.version
-                yield event
+            for e in await self.read(game_id, after, seat, token):
+                take(e)
             while True:
-                event = await queue.get()
-                if event.version <= last:
-                    continue
-                if event.version > last + 1:
-                    for missed in await self.read(game_id, last):
-                        last = missed.version
-                        yield missed
-                    continue
-                last = event.version
-                yield event
+                while (ready := known.get(last + 1)) is not None and complete(ready):
+                    del known[last + 1]
+                    last += 1
+                    yield ready
+                item = await queue.get()
+                take(item)
+                if item.version > last + 1 and last + 1 not in known:
+                    for e in await self.read(game_id, last, seat, token):  # fill the gap
+                        take(e)
         finally:
-            await sub.unsubscribe()
+            for sub in subs:
+                await sub.unsubscribe()
 
     async def find_match(
         self, ruleset: str, variant: str = "", player: str = "", timeout: float = 60.0

@@ -4,6 +4,11 @@ Replicas run in one queue group and coordinate through nothing but the store's e
 on a conflict a replica catches up from the log and decides again (decide is pure, so that is
 safe). Within a replica, commands for one game are serialised by a per-game lock, while commands
 for different games overlap and their appends are group-committed.
+
+Every game is a domain.core.table.Table: the ruleset's game inside the fair-play protocol. When
+the table needs random outcomes the service asks the randomness service (public values come in
+the reply; secret ones, a shuffle or a card salt, are read from Redis, never from NATS), then
+decides again with them; the outcomes become events, so replay never asks again.
 """
 
 import asyncio
@@ -11,33 +16,46 @@ import hashlib
 import hmac
 import re
 from collections import OrderedDict
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 import msgspec
 import structlog
 from nats.aio.client import Client as NATS
+from nats.errors import Error as NATSError
 
 from contracts import subjects
 from contracts.commands import (
     Act,
     Created,
     CreateGame,
+    CreateSeed,
+    Draw,
+    Drawn,
     Error,
     Events,
     GetView,
     ReadEvents,
     Receipt,
     Reply,
+    RevealSeed,
     SeatGrant,
+    SeedCommitted,
+    SeedRevealedReply,
     View,
 )
-from contracts.envelope import StoredEvent
+from contracts.envelope import SealedEvent, StoredEvent
 from contracts.errors import ErrorCode
-from contracts.events import Event, GameCreated, GameSealed
+from contracts.events import Event, GameSealed, SeedRevealed
+from contracts.events import SeedCommitted as SeedCommittedEvent
 from domain import fairplay
-from domain.core import NeedDraws, Rejection, Ruleset, VariantError
+from domain.core import Decision, DrawRequest, DrawResult, NeedDraws, Rejection, VariantError
+from domain.core import table as tables
+from domain.core.table import Table
 from domain.registry import find_ruleset
+from services.client.client import Client, TabulaError
+from services.client.sealing import seal
+from services.randomness.handlers import secret_field, secret_key
 from services.rules.tokens import seat_token
 from services.runtime.codec import decode_log, decoder, encode
 from services.runtime.eventstore import Appended, EventStore, NewEvent
@@ -50,15 +68,17 @@ _store_encoder = msgspec.json.Encoder()
 
 @dataclass(slots=True)
 class Game:
-    """A cached game: its state at `version`, whose chain hash is `hash`."""
+    """A cached game: its table at `version`, whose chain hash is `hash`."""
 
-    ruleset: Ruleset[Any, Any]
-    created: GameCreated
+    table: Table
     tokens: tuple[str, ...]  # derived once per game, then compared in constant time
-    state: Any
     version: int
     hash: str
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+
+
+class RandomnessUnavailable(Exception):
+    pass
 
 
 def error(code: ErrorCode, reason: str, clause: str = "") -> Error:
@@ -69,10 +89,20 @@ def derive_game_id(command_id: str) -> str:
     return "g-" + hashlib.sha256(f"game-id:v1:{command_id}".encode()).hexdigest()[:20]
 
 
+def _tag(event: Event) -> str:
+    return str(event.__struct_config__.tag)
+
+
+def _receipt(game_id: str, done: Appended) -> Receipt:
+    return Receipt(game_id=game_id, version=done.version, hash=done.hash,
+                   first_version=done.first_version, duplicate=done.duplicate)  # fmt: skip
+
+
 class Rules:
     def __init__(self, store: EventStore, nc: NATS, secret: bytes, cache_size: int = 20_000):
         self.store = store
         self.nc = nc
+        self.random = Client(nc, timeout=5.0, retries=2)
         self.secret = secret
         self.cache: OrderedDict[str, Game] = OrderedDict()
         self.cache_size = cache_size
@@ -106,12 +136,9 @@ class Rules:
         if not stored:
             return None
         ruleset, events = decode_log(stored)
-        assert isinstance(events[0], GameCreated)
-        state = ruleset.start(events[0])
-        for event in events[1:]:
-            state = ruleset.evolve(state, event)
-        tokens = self.tokens(game_id, events[0].seats)
-        return Game(ruleset, events[0], tokens, state, stored[-1].version, stored[-1].hash)
+        table = tables.fold(ruleset, game_id, events)
+        tokens = self.tokens(game_id, table.created.seats)
+        return Game(table, tokens, stored[-1].version, stored[-1].hash)
 
     def tokens(self, game_id: str, seats: int) -> tuple[str, ...]:
         return tuple(seat_token(self.secret, game_id, s) for s in range(seats))
@@ -130,12 +157,17 @@ class Rules:
         """Keep a cached game current with what other replicas commit (their notifications).
 
         Only the next version of a game at rest is applied; anything else is left to the
-        expected-version check, which catches up from the log. The log stays the record.
+        expected-version check, which catches up from the log. A redacted notice cannot be
+        applied (it lacks what the table needs): the game is dropped and reloaded when next used.
         """
         game = self.cache.get(stored.game_id)
         if game is None or game.lock.locked() or stored.version != game.version + 1:
             return
-        game.state = game.ruleset.evolve(game.state, decoder(game.ruleset.name).decode(stored.body))
+        if stored.redacted:
+            del self.cache[stored.game_id]
+            return
+        event = decoder(game.table.ruleset.name).decode(stored.body)
+        game.table = tables.evolve(game.table, event)
         game.version, game.hash = stored.version, stored.hash
 
     async def catch_up(self, game_id: str, game: Game) -> bool:
@@ -143,9 +175,9 @@ class Rules:
         stored = await self.store.read_all(game_id, after=game.version)
         if not stored:
             return False
-        dec = decoder(game.ruleset.name)
+        dec = decoder(game.table.ruleset.name)
         for s in stored:
-            game.state = game.ruleset.evolve(game.state, dec.decode(s.body))
+            game.table = tables.evolve(game.table, dec.decode(s.body))
         game.version, game.hash = stored[-1].version, stored[-1].hash
         return True
 
@@ -161,29 +193,34 @@ class Rules:
             created = ruleset.create(req.variant, req.position)
         except VariantError as exc:
             return error(exc.code, exc.reason)
-        if req.players:
-            if len(req.players) != created.seats:
-                return error(
-                    ErrorCode.MALFORMED,
-                    f"{len(req.players)} players named for {created.seats} seats",
+        if req.players and len(req.players) != created.seats:
+            return error(ErrorCode.MALFORMED,
+                         f"{len(req.players)} players named for {created.seats} seats")  # fmt: skip
+        created = msgspec.structs.replace(created, game_id=game_id, players=list(req.players))
+        events: list[Event] = [created]
+        if created.randomness:  # the server is bound before any player speaks (protocol 1.1)
+            try:
+                seed = await self.random.request(
+                    subjects.RANDOM_SEED, CreateSeed(game_id=game_id), SeedCommitted
                 )
-            created = msgspec.structs.replace(created, players=list(req.players))
-        state = ruleset.start(created)
+            except (TabulaError, NATSError) as exc:
+                return error(ErrorCode.NO_DRAW, f"randomness service: {exc}")
+            events.append(SeedCommittedEvent(commitment=seed.commitment))
+        table = tables.open_table(ruleset, game_id, created)
+        for event in events[1:]:
+            table = tables.evolve(table, event)
         result = await self.store.append(
-            game_id,
-            0,
-            fairplay.genesis_hash(game_id),
-            req.command_id,
-            [NewEvent(_tag(created), encode(created))],
-        )
+            game_id, 0, fairplay.genesis_hash(game_id), req.command_id,
+            [NewEvent(_tag(e), encode(e)) for e in events],
+        )  # fmt: skip
         if not isinstance(result, Appended):
             return error(ErrorCode.GAME_EXISTS, f"game {game_id} already exists")
         tokens = self.tokens(game_id, created.seats)
         if not result.duplicate:
             await self.store.register_game(game_id, ruleset.name, result.events[0].time_ms)
-            game = Game(ruleset, created, tokens, state, result.version, result.hash)
+            game = Game(table, tokens, result.version, result.hash)
             self._remember(game_id, game)
-            await self.publish(game_id, result)
+            await self.publish(game, result, events)
         grants = [SeatGrant(seat=s, token=t) for s, t in enumerate(tokens)]
         return Created(game_id=game_id, version=result.version, hash=result.hash, seats=grants)
 
@@ -191,33 +228,28 @@ class Rules:
         game = await self.game(req.game_id)
         if game is None:
             return error(ErrorCode.UNKNOWN_GAME, f"no game {req.game_id}")
-        if not 0 <= req.seat < game.created.seats:
+        if not 0 <= req.seat < game.table.created.seats:
             return error(ErrorCode.UNKNOWN_SEAT, f"seat {req.seat} is not in this game")
         if not hmac.compare_digest(game.tokens[req.seat], req.token):
             return error(ErrorCode.BAD_TOKEN, f"wrong token for seat {req.seat}")
         async with game.lock:
-            return await self._act_locked(req, game)
+            try:
+                return await self._act_locked(req, game)
+            except RandomnessUnavailable as exc:
+                return error(ErrorCode.NO_DRAW, str(exc))
 
     async def _act_locked(self, req: Act, game: Game) -> Reply:
-        rs = game.ruleset
         caught_up = False
         if req.expected_version is not None and req.expected_version > game.version:
             caught_up = await self.catch_up(req.game_id, game)  # the client saw newer events
         for _attempt in range(MAX_ATTEMPTS):
-            rejection = self._check(req, game)
-            if rejection is None:
-                action = rs.parse_action(game.state, req.seat, req.action)
-                if isinstance(action, Rejection):
-                    rejection = action
-                else:
-                    decision = rs.decide(game.state, req.seat, action)
-                    if isinstance(decision, NeedDraws):
-                        return error(
-                            ErrorCode.NO_DRAW,
-                            f"{rs.name} needs random draws, not served for it yet",
-                        )
-                    rejection = decision if isinstance(decision, Rejection) else None
-            if rejection is not None:
+            decision: Decision | None = self._check(req, game)
+            if decision is None:
+                decision = tables.decide(game.table, req.seat, req.action)
+                while isinstance(decision, NeedDraws):
+                    draws = await self.draws(req.game_id, game.table, decision.requests)
+                    decision = tables.decide(game.table, req.seat, req.action, draws)
+            if isinstance(decision, Rejection):
                 # Before refusing, make sure the refusal is not an artefact of a stale cache or
                 # of a retry of a command that was already applied.
                 if not caught_up:
@@ -226,21 +258,20 @@ class Rules:
                         return _receipt(req.game_id, done)
                     if await self.catch_up(req.game_id, game):
                         continue
-                return error(rejection.code, rejection.reason, rejection.clause)
-            assert not isinstance(decision, (Rejection, NeedDraws))
+                return error(decision.code, decision.reason, decision.clause)
+            assert decision is not None
+            assert not isinstance(decision, NeedDraws)
             events = list(decision)
-            new_state = game.state
+            table = game.table
             for event in events:
-                new_state = rs.evolve(new_state, event)
-            outcome = rs.outcome(new_state)
+                table = tables.evolve(table, event)
+            outcome = tables.outcome(table)
+            # A game without seeds seals at once; one with seeds first reveals its seed.
+            seal_now = outcome is not None and table.fair is None
             result = await self.store.append(
-                req.game_id,
-                game.version,
-                game.hash,
-                req.command_id,
-                [NewEvent(_tag(e), _store_encoder.encode(e)) for e in events],
-                seal=outcome is not None,
-            )
+                req.game_id, game.version, game.hash, req.command_id,
+                [NewEvent(_tag(e), _store_encoder.encode(e)) for e in events], seal=seal_now,
+            )  # fmt: skip
             if not isinstance(result, Appended):  # another replica got there first
                 caught_up = True
                 await self.catch_up(req.game_id, game)
@@ -248,12 +279,16 @@ class Rules:
             if result.duplicate:
                 await self.catch_up(req.game_id, game)
                 return _receipt(req.game_id, result)
-            game.state, game.version, game.hash = new_state, result.version, result.hash
+            if seal_now:
+                sealed = _sealed(result)
+                table = tables.evolve(table, sealed)
+                events.append(sealed)
+            game.table, game.version, game.hash = table, result.version, result.hash
             if outcome is not None:
-                sealed = msgspec.json.decode(result.events[-1].body, type=GameSealed)
-                game.state = rs.evolve(game.state, sealed)
                 await self.store.mark_ended(req.game_id, outcome.result, outcome.reason)
-            await self.publish(req.game_id, result)
+            await self.publish(game, result, events)
+            if outcome is not None and not table.sealed:
+                await self.finish(req.game_id, game)
             return _receipt(req.game_id, result)
         return error(ErrorCode.CONFLICT, "the game kept changing; retry")
 
@@ -263,17 +298,89 @@ class Rules:
                 ErrorCode.CONFLICT,
                 f"expected version {req.expected_version}, game is at {game.version}",
             )
-        if game.ruleset.outcome(game.state) is not None:
-            return Rejection(ErrorCode.GAME_ENDED, "the game has ended")
         return None
 
+    async def draws(self, game_id: str, table: Table, requests: Sequence[DrawRequest]
+                    ) -> list[DrawResult]:  # fmt: skip
+        """Obtain the outcomes: public ones from the reply, secret ones from Redis."""
+        assert table.fair is not None
+        mix = table.fair.mix
+        try:
+            replies = await asyncio.gather(*(
+                self.random.request(subjects.RANDOM_DRAW, Draw(
+                    game_id=game_id, nonce=r.nonce or 0, kind=r.kind, n=r.n, mix=mix), Drawn)
+                for r in requests
+            ))  # fmt: skip
+        except (TabulaError, NATSError) as exc:
+            raise RandomnessUnavailable(f"randomness service: {exc}") from exc
+        secret = [secret_field(r.kind, r.nonce or 0, r.n) for r in requests]
+        stored = await self.store.redis.hmget(secret_key(game_id), secret)
+        results = []
+        for request, reply, value in zip(requests, replies, stored, strict=True):
+            values, salt = tuple(reply.values), ""
+            if reply.stored:
+                if value is None:
+                    raise RandomnessUnavailable(f"{request.kind} outcome missing from the store")
+                if request.kind == "salt":
+                    salt = value.decode()
+                else:
+                    values = tuple(msgspec.json.decode(value, type=list[int]))
+            results.append(
+                DrawResult(
+                    nonce=request.nonce,
+                    kind=request.kind,
+                    n=request.n,
+                    purpose=request.purpose,
+                    values=values,
+                    salt=salt,
+                )
+            )
+        return results
+
+    async def finish(self, game_id: str, game: Game) -> None:
+        """Reveal the seed of a game whose end is in the log, then seal it (idempotent: the
+        command id is fixed, so replicas racing here append it once)."""
+        try:
+            reply = await self.random.request(
+                subjects.RANDOM_REVEAL, RevealSeed(game_id=game_id), SeedRevealedReply
+            )
+        except (TabulaError, NATSError) as exc:  # finished on the next access instead
+            log.warning("seed reveal postponed", error=str(exc))
+            return
+        event = SeedRevealed(server_seed=reply.server_seed)
+        result = await self.store.append(
+            game_id, game.version, game.hash, f"finish:{game_id}",
+            [NewEvent(_tag(event), encode(event))], seal=True,
+        )  # fmt: skip
+        if not isinstance(result, Appended) or result.duplicate:
+            await self.catch_up(game_id, game)
+            return
+        sealed = _sealed(result)
+        game.table = tables.evolve(tables.evolve(game.table, event), sealed)
+        game.version, game.hash = result.version, result.hash
+        await self.publish(game, result, [event, sealed])
+
     async def read(self, req: ReadEvents) -> Reply:
-        limit = max(1, min(req.limit, 1000))
-        stored = await self.store.read(req.game_id, req.after, limit)
-        head = await self.store.head(req.game_id)
-        if head is None:
+        game = await self.game(req.game_id)
+        if game is None:
             return error(ErrorCode.UNKNOWN_GAME, f"no game {req.game_id}")
-        return Events(game_id=req.game_id, events=stored, head=head.version)
+        if req.seat is not None and not (
+            0 <= req.seat < len(game.tokens)
+            and hmac.compare_digest(game.tokens[req.seat], req.token)
+        ):
+            return error(ErrorCode.BAD_TOKEN, f"wrong token for seat {req.seat}")
+        stored = await self.store.read(req.game_id, req.after, max(1, min(req.limit, 1000)))
+        head = await self.store.head(req.game_id)
+        assert head is not None
+        dec = decoder(game.table.ruleset.name)
+        public: list[StoredEvent] = []
+        sealed: list[SealedEvent] = []
+        for s in stored:
+            shown, audience = self.project(game, s, dec.decode(s.body))
+            public.append(shown)
+            if req.seat is not None and req.seat in audience:
+                sealed.append(seal(game.tokens[req.seat], req.seat, s))
+        return Events(game_id=req.game_id, events=public, head=head.version, sealed=sealed)
 
     async def view(self, req: GetView) -> Reply:
         game = await self.game(req.game_id)
@@ -281,45 +388,49 @@ class Rules:
             return error(ErrorCode.UNKNOWN_GAME, f"no game {req.game_id}")
         async with game.lock:  # another replica may have moved the game on: read to the head
             await self.catch_up(req.game_id, game)
-        rs, state = game.ruleset, game.state
+        table = game.table
+        rs = table.ruleset
         legal: list[str] = []
         if req.seat is not None:
-            if not (
-                0 <= req.seat < game.created.seats
-                and hmac.compare_digest(game.tokens[req.seat], req.token)
-            ):
+            if not (0 <= req.seat < len(game.tokens)
+                    and hmac.compare_digest(game.tokens[req.seat], req.token)):  # fmt: skip
                 return error(ErrorCode.BAD_TOKEN, f"wrong token for seat {req.seat}")
-            legal = [rs.format_action(state, a) for a in rs.legal_actions(state, req.seat)]
-        outcome = rs.outcome(state)
+            if tables.phase(table) == "play":
+                legal = [rs.format_action(table.game, a)
+                         for a in rs.legal_actions(table.game, req.seat)]  # fmt: skip
+        outcome = tables.outcome(table)
         return View(
-            game_id=req.game_id,
-            version=game.version,
-            ruleset=rs.name,
-            variant=game.created.variant,
-            seat=req.seat,
-            to_act=sorted(rs.to_act(state)),
-            position=rs.position(state),
-            legal=legal,
-            result=outcome.result if outcome else "",
-            reason=outcome.reason if outcome else "",
-        )
+            game_id=req.game_id, version=game.version, ruleset=rs.name,
+            variant=table.created.variant, seat=req.seat, to_act=sorted(tables.to_act(table)),
+            position=rs.position(table.game), legal=legal, phase=tables.phase(table),
+            result=outcome.result if outcome else "", reason=outcome.reason if outcome else "",
+        )  # fmt: skip
 
-    async def publish(self, game_id: str, result: Appended) -> None:
-        """Notify subscribers; the record is the log, so a lost notice is caught up by version."""
+    def project(self, game: Game, stored: StoredEvent, event: Event
+                ) -> tuple[StoredEvent, tuple[int, ...]]:  # fmt: skip
+        """The public form of a stored event now, and the seats that may see all of it."""
+        shown = tables.visible(game.table, event, None)
+        if shown is event:
+            return stored, ()
+        audience = tables.audience(event)
+        body = msgspec.Raw(encode(shown)) if shown is not None else msgspec.Raw(b"null")
+        return (msgspec.structs.replace(stored, body=body, redacted=True,
+                                        audience=list(audience)), audience)  # fmt: skip
+
+    async def publish(self, game: Game, result: Appended, events: Sequence[Event]) -> None:
+        """Notify subscribers: the public form on the game's subject, and each seat's private
+        events sealed to it on its own subject. The record is the log; a lost notice is caught
+        up by version."""
+        game_id = game.table.game_id
         subject = subjects.game_events(game_id)
-        for stored in result.events:
-            await self.nc.publish(subject, encode(stored))
+        for stored, event in zip(result.events, events, strict=True):
+            shown, audience = self.project(game, stored, event)
+            await self.nc.publish(subject, encode(shown))
+            for seat in audience:
+                box = seal(game.tokens[seat], seat, stored)
+                await self.nc.publish(subjects.seat_events(game_id, seat), encode(box))
 
 
-def _tag(event: Event) -> str:
-    return str(event.__struct_config__.tag)
-
-
-def _receipt(game_id: str, done: Appended) -> Receipt:
-    return Receipt(
-        game_id=game_id,
-        version=done.version,
-        hash=done.hash,
-        first_version=done.first_version,
-        duplicate=done.duplicate,
-    )
+def _sealed(result: Appended) -> GameSealed:
+    """The GameSealed event the store appended last in `result`."""
+    return msgspec.json.decode(result.events[-1].body, type=GameSealed)

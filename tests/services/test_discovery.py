@@ -11,7 +11,7 @@ from services.client.client import Client
     ("name", "endpoints"),
     [
         (subjects.RULES_SERVICE, {"create", "act", "read", "view"}),
-        (subjects.RANDOM_SERVICE, {"seed", "draw"}),
+        (subjects.RANDOM_SERVICE, {"seed", "draw", "reveal"}),
         (subjects.MATCH_SERVICE, {"enqueue", "cancel"}),
     ],
 )

@@ -1,54 +1,84 @@
-"""The randomness service: committed seeds and idempotent draws, over real NATS and Redis."""
+"""The randomness service: committed seeds, idempotent draws, secrets kept off NATS."""
 
-import hashlib
-
+import msgspec
 import pytest
 
 from contracts import subjects
-from contracts.commands import CreateSeed, Draw, Drawn, SeedCommitted
+from contracts.commands import (
+    CreateSeed,
+    Draw,
+    Drawn,
+    RevealSeed,
+    SeedCommitted,
+    SeedRevealedReply,
+)
 from contracts.errors import ErrorCode
 from domain import fairplay
 from services.client.client import Client, TabulaError
-from services.randomness.handlers import seed_key
+from services.randomness.handlers import secret_key, seed_key
+from services.runtime.eventstore import meta_key
+
+MIX = fairplay.mix(["alice0123456789ab", "bob0123456789abcd"])
 
 
-async def test_seed_is_committed_and_draws_recompute(client: Client, redis) -> None:  # type: ignore[no-untyped-def]
-    game_id = "rnd-1"
-    committed = await client.request(
-        subjects.RANDOM_SEED, CreateSeed(game_id=game_id), SeedCommitted
-    )
-    again = await client.request(subjects.RANDOM_SEED, CreateSeed(game_id=game_id), SeedCommitted)
+async def draw(client: Client, game_id: str, nonce: int, kind: str, n: int) -> Drawn:
+    req = Draw(game_id=game_id, nonce=nonce, kind=kind, n=n, mix=MIX)
+    return await client.request(subjects.RANDOM_DRAW, req, Drawn)
+
+
+async def seed_of(client: Client, redis, game_id: str) -> tuple[str, SeedCommitted]:  # type: ignore[no-untyped-def]
+    committed = await client.request(subjects.RANDOM_SEED, CreateSeed(game_id=game_id),
+                                     SeedCommitted)  # fmt: skip
+    return (await redis.get(seed_key(game_id))).decode(), committed
+
+
+async def test_seed_is_committed_once_and_never_sent(client: Client, redis) -> None:  # type: ignore[no-untyped-def]
+    seed, committed = await seed_of(client, redis, "rnd-1")
+    _, again = await seed_of(client, redis, "rnd-1")
     assert committed == again  # the seed is made once
-    seed = (await redis.get(seed_key(game_id))).decode()
     assert committed.commitment == fairplay.seed_commitment(seed)
-    assert seed not in committed.commitment
-    mix = hashlib.sha256(b"").hexdigest()
+    assert seed not in msgspec.json.encode(committed).decode()
+
+
+async def test_dice_recompute_and_a_retry_gets_the_same_outcome(client: Client, redis) -> None:  # type: ignore[no-untyped-def]
+    seed, _ = await seed_of(client, redis, "rnd-2")
     for nonce in range(5):
-        d = await client.request(
-            subjects.RANDOM_DRAW, Draw(game_id=game_id, nonce=nonce, kind="die", n=10), Drawn
-        )
-        retry = await client.request(
-            subjects.RANDOM_DRAW, Draw(game_id=game_id, nonce=nonce, kind="die", n=10), Drawn
-        )
-        assert d == retry
-        assert d.values == [fairplay.die(seed, game_id, mix, nonce, 10)]
-    deck = await client.request(
-        subjects.RANDOM_DRAW, Draw(game_id=game_id, nonce=5, kind="shuffle", n=52), Drawn
-    )
-    assert sorted(deck.values) == list(range(52))
-    assert deck.values == fairplay.shuffle(seed, game_id, mix, 5, 52)
+        d = await draw(client, "rnd-2", nonce, "die", 10)
+        assert d == await draw(client, "rnd-2", nonce, "die", 10)
+        assert d.values == [fairplay.die(seed, "rnd-2", MIX, nonce, 10)]
 
 
-async def test_draw_errors_are_typed(client: Client) -> None:
+async def test_a_shuffle_and_a_salt_are_stored_not_sent(client: Client, redis) -> None:  # type: ignore[no-untyped-def]
+    """Secret outcomes never cross NATS: they are written under the game's secret key."""
+    seed, _ = await seed_of(client, redis, "rnd-3")
+    deck = await draw(client, "rnd-3", 5, "shuffle", 52)
+    assert (deck.values, deck.stored) == ([], True)
+    order = msgspec.json.decode(await redis.hget(secret_key("rnd-3"), "shuffle:5"))
+    assert order == fairplay.shuffle(seed, "rnd-3", MIX, 5, 52)
+    salt = await draw(client, "rnd-3", 0, "salt", 3)
+    assert (salt.values, salt.stored) == ([], True)
+    stored_salt = (await redis.hget(secret_key("rnd-3"), "salt:3")).decode()
+    assert stored_salt == fairplay.card_salt(seed, "rnd-3", 3)
+
+
+async def test_the_seed_is_revealed_only_after_the_game_ended(client: Client, redis) -> None:  # type: ignore[no-untyped-def]
+    _, committed = await seed_of(client, redis, "rnd-4")
     with pytest.raises(TabulaError) as exc:
-        await client.request(
-            subjects.RANDOM_DRAW, Draw(game_id="never-seeded", nonce=0, kind="die", n=10), Drawn
-        )
+        await client.request(subjects.RANDOM_REVEAL, RevealSeed(game_id="rnd-4"),
+                             SeedRevealedReply)  # fmt: skip
+    assert exc.value.code == ErrorCode.ILLEGAL_ACTION
+    await redis.hset(meta_key("rnd-4"), "result", "1-0")  # what the rules service marks
+    revealed = await client.request(subjects.RANDOM_REVEAL, RevealSeed(game_id="rnd-4"),
+                                    SeedRevealedReply)  # fmt: skip
+    assert fairplay.seed_commitment(revealed.server_seed) == committed.commitment
+
+
+async def test_draw_errors_are_typed(client: Client, redis) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(TabulaError) as exc:
+        await draw(client, "never-seeded", 0, "die", 10)
     assert exc.value.code == ErrorCode.UNKNOWN_GAME
-    await client.request(subjects.RANDOM_SEED, CreateSeed(game_id="rnd-2"), SeedCommitted)
-    for kind, n in (("die", 1), ("die", 300), ("coin", 2)):
+    await seed_of(client, redis, "rnd-5")
+    for kind, n in (("die", 1), ("die", 300), ("coin", 2), ("shuffle", 0)):
         with pytest.raises(TabulaError) as exc:
-            await client.request(
-                subjects.RANDOM_DRAW, Draw(game_id="rnd-2", nonce=0, kind=kind, n=n), Drawn
-            )
+            await draw(client, "rnd-5", 0, kind, n)
         assert exc.value.code == ErrorCode.MALFORMED

@@ -1,0 +1,365 @@
+"""A table: one game of any ruleset, inside the fair-play protocol.
+
+The table is what the rules service decides and evolves; the ruleset only ever sees its own
+game. Around it the table runs, as pure data (../shared/design/fair-play-protocol.md):
+- the seed protocol (section 1): the server's commitment first, then every seat commits to a
+  client seed, then reveals it; no game action before the mix is known;
+- draws (section 2): a ruleset asks for outcomes (`NeedDraws`), the table numbers them with the
+  game's next nonces, and records each outcome as an event before the ruleset's own events, so
+  replay never needs the randomness service;
+- the hidden simultaneous setup (section 3): commitments, then reveals checked against them and
+  against the ruleset's placement rules; an illegal reveal loses the game;
+- visibility: who may see what of each event; after the game everything is public.
+
+Platform actions are plain text, like a ruleset's: `seed-commit <sha256>`,
+`seed-reveal <client seed>`, `setup-commit <sha256>`, `setup-reveal <nonce> <setup>`.
+"""
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+from typing import Any, cast
+
+import msgspec
+
+from contracts.errors import ErrorCode
+from contracts.events import (
+    CardDealt,
+    ClientSeedCommitted,
+    ClientSeedRevealed,
+    DeckShuffled,
+    Event,
+    GameCreated,
+    GameSealed,
+    RandomDrawn,
+    SeedCommitted,
+    SeedRevealed,
+    SetupCommitted,
+    SetupRevealed,
+)
+from domain import fairplay
+from domain.core.ruleset import (
+    Decision,
+    DrawResult,
+    HiddenSetup,
+    NeedDraws,
+    Outcome,
+    Rejection,
+    Ruleset,
+)
+
+NONCED = frozenset({"die", "uniform", "shuffle"})
+_HEX64 = re.compile(r"^[0-9a-f]{64}$")
+# Events the table keeps for itself; every other event is the ruleset's to evolve.
+_TABLE_ONLY = (SeedCommitted, ClientSeedCommitted, ClientSeedRevealed, SetupCommitted,
+               SeedRevealed)  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class Fair:
+    """The seed protocol's state (section 1)."""
+
+    commitment: str
+    client_commitments: tuple[str, ...]  # "" until the seat has committed
+    client_seeds: tuple[str, ...]  # "" until the seat has revealed
+    next_nonce: int = 0
+    server_seed: str = ""  # revealed once the game has ended
+
+    @property
+    def committed(self) -> bool:
+        return all(self.client_commitments)
+
+    @property
+    def ready(self) -> bool:
+        return all(self.client_seeds)
+
+    @property
+    def mix(self) -> str:
+        return fairplay.mix(self.client_seeds)
+
+
+@dataclass(frozen=True, slots=True)
+class Screen:
+    """The hidden simultaneous setup's state (section 3)."""
+
+    commitments: tuple[str, ...]
+    revealed: tuple[bool, ...]
+
+    @property
+    def closed(self) -> bool:
+        """Every seat has committed: reveals may begin."""
+        return all(self.commitments)
+
+    @property
+    def done(self) -> bool:
+        return all(self.revealed)
+
+
+@dataclass(frozen=True, slots=True)
+class Table:
+    ruleset: Ruleset[Any, Any]
+    game_id: str
+    created: GameCreated
+    game: Any  # the ruleset's state
+    fair: Fair | None = None
+    screen: Screen | None = None
+    sealed: bool = False
+
+    def _with(self, **changes: Any) -> "Table":
+        return replace(self, **changes)
+
+
+def open_table(ruleset: Ruleset[Any, Any], game_id: str, created: GameCreated) -> Table:
+    screen = None
+    if created.hidden_setup:
+        screen = Screen(("",) * created.seats, (False,) * created.seats)
+    return Table(ruleset, game_id, created, ruleset.start(created), screen=screen)
+
+
+def fold(ruleset: Ruleset[Any, Any], game_id: str, events: Iterable[Event]) -> Table:
+    it = iter(events)
+    created = next(it, None)
+    if not isinstance(created, GameCreated):
+        raise ValueError("a game's log must start with GameCreated")
+    table = open_table(ruleset, created.game_id or game_id, created)
+    for event in it:
+        table = evolve(table, event)
+    return table
+
+
+def _put(values: tuple[Any, ...], i: int, value: Any) -> tuple[Any, ...]:
+    return (*values[:i], value, *values[i + 1 :])
+
+
+def evolve(table: Table, event: Event) -> Table:
+    """Apply a recorded event, unchecked."""
+    if not isinstance(event, (*_TABLE_ONLY, RandomDrawn, DeckShuffled, SetupRevealed,
+                              GameSealed)):  # fmt: skip
+        return Table(table.ruleset, table.game_id, table.created,
+                     table.ruleset.evolve(table.game, event), table.fair, table.screen,
+                     table.sealed)  # fmt: skip  # the hot path: one ruleset event
+    fair, screen = table.fair, table.screen
+    if isinstance(event, SeedCommitted):
+        seats = table.created.seats
+        return table._with(fair=Fair(event.commitment, ("",) * seats, ("",) * seats))
+    if isinstance(event, ClientSeedCommitted):
+        assert fair is not None
+        commitments = _put(fair.client_commitments, event.seat, event.commitment)
+        return table._with(fair=replace(fair, client_commitments=commitments))
+    if isinstance(event, ClientSeedRevealed):
+        assert fair is not None
+        seeds = _put(fair.client_seeds, event.seat, event.seed)
+        return table._with(fair=replace(fair, client_seeds=seeds))
+    if isinstance(event, SeedRevealed):
+        assert fair is not None
+        return table._with(fair=replace(fair, server_seed=event.server_seed))
+    if isinstance(event, SetupCommitted):
+        assert screen is not None
+        commitments = _put(screen.commitments, event.seat, event.commitment)
+        return table._with(screen=replace(screen, commitments=commitments))
+    if isinstance(event, GameSealed):
+        return table._with(sealed=True, game=table.ruleset.evolve(table.game, event))
+    if isinstance(event, SetupRevealed):
+        assert screen is not None
+        screen = replace(screen, revealed=_put(screen.revealed, event.seat, True))
+        game = table.game if event.rejected else table.ruleset.evolve(table.game, event)
+        return table._with(screen=screen, game=game)
+    # RandomDrawn / DeckShuffled: the nonce is spent; the ruleset may keep the outcome.
+    assert fair is not None
+    fair = replace(fair, next_nonce=event.nonce + 1)
+    return table._with(fair=fair, game=table.ruleset.evolve(table.game, event))
+
+
+def outcome(table: Table) -> Outcome | None:
+    return table.ruleset.outcome(table.game)
+
+
+def phase(table: Table) -> str:
+    """ "seeding", "setup", "play" or "ended"."""
+    if outcome(table) is not None:
+        return "ended"
+    if table.fair is not None and not table.fair.ready:
+        return "seeding"
+    if table.screen is not None and not table.screen.done:
+        return "setup"
+    return "play"
+
+
+def to_act(table: Table) -> frozenset[int]:
+    current = phase(table)
+    if current == "ended":
+        return frozenset()
+    if current == "seeding":
+        assert table.fair is not None
+        fair = table.fair
+        if not fair.committed:
+            return frozenset(s for s, c in enumerate(fair.client_commitments) if not c)
+        return frozenset(s for s, c in enumerate(fair.client_seeds) if not c)
+    if current == "setup":
+        assert table.screen is not None
+        screen = table.screen
+        if not screen.closed:
+            return frozenset(s for s, c in enumerate(screen.commitments) if not c)
+        return frozenset(s for s, r in enumerate(screen.revealed) if not r)
+    return table.ruleset.to_act(table.game)
+
+
+# -- deciding ----------------------------------------------------------------------------------
+
+
+def _refuse(code: ErrorCode, reason: str, clause: str = "") -> Rejection:
+    return Rejection(code, reason, clause)
+
+
+def decide(table: Table, seat: int, text: str, draws: Sequence[DrawResult] = ()) -> Decision:
+    """Decide a seat's action (text) at this table; see the module docstring."""
+    if outcome(table) is not None:
+        return _refuse(ErrorCode.GAME_ENDED, "the game has ended")
+    if not 0 <= seat < table.created.seats:  # the seed and setup tuples are indexed by seat
+        return _refuse(ErrorCode.UNKNOWN_SEAT, f"seat {seat} is not at this table")
+    verb, _, rest = text.strip().partition(" ")
+    if verb in ("seed-commit", "seed-reveal"):
+        return _seed_action(table, seat, verb, rest.strip())
+    if verb in ("setup-commit", "setup-reveal"):
+        return _setup_action(table, seat, verb, rest.strip())
+    current = phase(table)
+    if current == "seeding":
+        return _refuse(ErrorCode.NOT_STARTED, "waiting for every seat's client seed",
+                       "fair-play 1.3")  # fmt: skip
+    if current == "setup":
+        return _refuse(ErrorCode.NOT_STARTED, "the hidden setup is still open", "fair-play 3")
+    rs = table.ruleset
+    action = rs.parse_action(table.game, seat, text)
+    if isinstance(action, Rejection):
+        return action
+    decision = rs.decide(table.game, seat, action, draws)
+    if isinstance(decision, NeedDraws):
+        return _number(table, decision)
+    if isinstance(decision, Rejection) or not draws:
+        return decision
+    return (*_draw_events(table, draws), *decision)
+
+
+def _number(table: Table, need: NeedDraws) -> NeedDraws:
+    """Give each nonce-consuming request the game's next nonce, in order."""
+    if table.fair is None or not table.fair.ready:
+        raise ValueError(f"{table.ruleset.name} drew at random in a game without seeds")
+    nonce = table.fair.next_nonce
+    numbered = []
+    for request in need.requests:
+        if request.kind in NONCED:
+            numbered.append(replace(request, nonce=nonce))
+            nonce += 1
+        else:
+            numbered.append(replace(request, nonce=None))
+    return NeedDraws(tuple(numbered))
+
+
+def _draw_events(table: Table, draws: Sequence[DrawResult]) -> list[Event]:
+    """The events that record the draws, checked to be the game's next nonces in order."""
+    assert table.fair is not None
+    expected = table.fair.next_nonce
+    events: list[Event] = []
+    for d in draws:
+        if d.kind not in NONCED:
+            continue
+        if d.nonce != expected:
+            raise ValueError(f"draw nonce {d.nonce} given where {expected} is next")
+        expected += 1
+        if d.kind == "shuffle":
+            events.append(DeckShuffled(nonce=d.nonce, n=d.n, purpose=d.purpose,
+                                       order=list(d.values)))  # fmt: skip
+        else:
+            events.append(RandomDrawn(nonce=d.nonce, kind=d.kind, n=d.n, purpose=d.purpose,
+                                      value=d.values[0]))  # fmt: skip
+    return events
+
+
+def _seed_action(table: Table, seat: int, verb: str, arg: str) -> Decision:
+    fair = table.fair
+    if fair is None:
+        return _refuse(ErrorCode.ILLEGAL_ACTION, "this game draws nothing at random: no seeds",
+                       "fair-play 1")  # fmt: skip
+    if verb == "seed-commit":
+        if not _HEX64.match(arg):
+            return _refuse(ErrorCode.MALFORMED_ACTION, "seed-commit takes a SHA-256 (64 hex)",
+                           "fair-play 1.2")  # fmt: skip
+        if fair.client_commitments[seat]:
+            return _refuse(ErrorCode.ILLEGAL_ACTION, "you have committed your client seed",
+                           "fair-play 1.2")  # fmt: skip
+        return (ClientSeedCommitted(seat=seat, commitment=arg),)
+    if not fair.committed:
+        return _refuse(ErrorCode.NOT_YOUR_TURN, "reveal once every seat has committed",
+                       "fair-play 1.3")  # fmt: skip
+    if fair.client_seeds[seat]:
+        return _refuse(ErrorCode.ILLEGAL_ACTION, "you have revealed your client seed",
+                       "fair-play 1.3")  # fmt: skip
+    if not fairplay.is_valid_client_seed(arg):
+        return _refuse(ErrorCode.MALFORMED_ACTION, "a client seed is 16-64 of [A-Za-z0-9_-]",
+                       "fair-play 1.2")  # fmt: skip
+    if not fairplay.verify_client_seed(table.game_id, seat, arg,
+                                       fair.client_commitments[seat]):  # fmt: skip
+        return _refuse(ErrorCode.ILLEGAL_ACTION, "this seed does not match your commitment",
+                       "fair-play 1.3")  # fmt: skip
+    return (ClientSeedRevealed(seat=seat, seed=arg),)
+
+
+def _setup_action(table: Table, seat: int, verb: str, arg: str) -> Decision:
+    screen = table.screen
+    if screen is None:
+        return _refuse(ErrorCode.ILLEGAL_ACTION, "this game has no hidden setup", "fair-play 3")
+    if table.fair is not None and not table.fair.ready:
+        return _refuse(ErrorCode.NOT_STARTED, "waiting for every seat's client seed",
+                       "fair-play 1.3")  # fmt: skip
+    if verb == "setup-commit":
+        if not _HEX64.match(arg):
+            return _refuse(ErrorCode.MALFORMED_ACTION, "setup-commit takes a SHA-256 (64 hex)",
+                           "fair-play 3")  # fmt: skip
+        if screen.commitments[seat]:
+            return _refuse(ErrorCode.ILLEGAL_ACTION, "you have committed your setup",
+                           "fair-play 3")  # fmt: skip
+        return (SetupCommitted(seat=seat, commitment=arg),)
+    if not screen.closed:
+        return _refuse(ErrorCode.NOT_YOUR_TURN, "reveal once every seat has committed",
+                       "fair-play 3")  # fmt: skip
+    if screen.revealed[seat]:
+        return _refuse(ErrorCode.ILLEGAL_ACTION, "you have revealed your setup", "fair-play 3")
+    nonce, _, setup = arg.partition(" ")
+    if not _HEX64.match(nonce):
+        return _refuse(ErrorCode.MALFORMED_ACTION,
+                       "setup-reveal takes <nonce: 64 hex> <setup>", "fair-play 3")  # fmt: skip
+    data = setup.encode()
+    rejected = ""
+    if not fairplay.verify_setup(table.game_id, seat, nonce, data, screen.commitments[seat]):
+        rejected = "the revealed setup does not match its commitment"
+    else:
+        problem = cast(HiddenSetup[Any], table.ruleset).check_setup(table.game, seat, data)
+        if problem is not None:
+            rejected = problem.reason + (f" [{problem.clause}]" if problem.clause else "")
+    revealed = SetupRevealed(seat=seat, nonce=nonce, setup=setup, rejected=rejected)
+    if not rejected:
+        return (revealed,)
+    forfeit = cast(HiddenSetup[Any], table.ruleset).forfeit(table.game, seat, rejected)
+    return (revealed, *forfeit)
+
+
+# -- who sees what ----------------------------------------------------------------------------
+
+
+def visible(table: Table, event: Event, seat: int | None) -> Event | None:
+    """`event` as `seat` (None: a spectator) may see it now. After the game, all of it."""
+    if outcome(table) is not None:
+        return event
+    if isinstance(event, DeckShuffled):
+        return msgspec.structs.replace(event, order=[])  # nobody sees the deck order before the end
+    if isinstance(event, CardDealt):
+        return event if seat == event.seat else msgspec.structs.replace(event, card="", salt="")
+    return table.ruleset.visible(event, seat)
+
+
+def audience(event: Event) -> tuple[int, ...]:
+    """Seats that see more of `event` than a spectator does (for sealed delivery). Private
+    information is the platform's CardDealt; a ruleset deals its secrets through it."""
+    if isinstance(event, CardDealt):
+        return (event.seat,)
+    return ()

@@ -1,0 +1,447 @@
+"""domain.audit: an honest log passes every check; each kind of tampering fails at its event.
+
+The logs are built from platform events with a tiny test ruleset ("auditdice": a die, a deck of
+ten cards, a hidden setup of three numbers) registered for the test, then chained exactly as the
+event store chains them (fairplay.chain_hash over the encoded bytes).
+"""
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import msgspec
+import pytest
+from msgspec.structs import replace
+
+from contracts.envelope import StoredEvent
+from contracts.errors import ErrorCode
+from contracts.events import (
+    CardDealt,
+    CardRevealed,
+    ClientSeedCommitted,
+    ClientSeedRevealed,
+    DeckShuffled,
+    Event,
+    GameCreated,
+    GameEnded,
+    GameSealed,
+    RandomDrawn,
+    SeedCommitted,
+    SeedRevealed,
+    SetupCommitted,
+    SetupRevealed,
+)
+from domain import fairplay, registry
+from domain.audit import IN_PLAY_NOTE, AuditReport, audit
+from domain.core import Outcome, Rejection
+
+GAME = "g-audit"
+SERVER_SEED = "9f2c" * 16
+CLIENT_SEEDS = ("alice0123456789ab", "bob0123456789abcd")
+MIX = fairplay.mix(CLIENT_SEEDS)
+SETUP_NONCES = ("ab" * 32, "cd" * 32)
+SETUPS = ("[1,2,3]", "[4,5,6]")
+DECK = 10
+
+
+# -- a ruleset that only keeps score of the end ---------------------------------------------
+
+
+class Step(Event, tag="AuditStep", frozen=True, kw_only=True):
+    seat: int
+
+
+@dataclass(frozen=True)
+class State:
+    ended: Outcome | None = None
+
+
+class AuditDice:
+    """Just enough of a ruleset for the table: it ends on GameEnded, checks setups (three
+    numbers) and has a canonical deck c0..c9."""
+
+    name = "auditdice"
+    events = (Step,)
+
+    def start(self, created: GameCreated) -> State:
+        return State()
+
+    def evolve(self, state: State, event: Event) -> State:
+        if isinstance(event, GameEnded):
+            return State(Outcome(event.result, event.reason, tuple(event.winners)))
+        return state
+
+    def outcome(self, state: State) -> Outcome | None:
+        return state.ended
+
+    def to_act(self, state: State) -> frozenset[int]:
+        return frozenset() if state.ended else frozenset({0, 1})
+
+    def check_setup(self, state: State, seat: int, setup: bytes) -> Rejection | None:
+        try:
+            numbers = msgspec.json.decode(setup, type=list[int])
+        except msgspec.DecodeError:
+            numbers = []
+        if len(numbers) != 3:
+            return Rejection(ErrorCode.ILLEGAL_ACTION, "a setup is three numbers")
+        return None
+
+    def forfeit(self, state: State, seat: int, reason: str) -> tuple[Event, ...]:
+        return (GameEnded(result="0-1" if seat == 0 else "1-0", reason=reason, winners=[1 - seat]),)
+
+    def canonical_deck(self, purpose: str) -> list[str]:
+        return [f"c{i}" for i in range(DECK)]
+
+
+@pytest.fixture(autouse=True)
+def ruleset(monkeypatch: pytest.MonkeyPatch) -> AuditDice:
+    rs = AuditDice()
+    monkeypatch.setitem(registry.RULESETS, rs.name, rs)
+    return rs
+
+
+# -- building chained logs ------------------------------------------------------------------
+
+
+def chained(events: Sequence[Event], game_id: str = GAME) -> list[StoredEvent]:
+    """Store `events` as the event store would; a GameSealed records the event before it."""
+    stored: list[StoredEvent] = []
+    prev = fairplay.genesis_hash(game_id)
+    for i, given in enumerate(events, 1):
+        event = GameSealed(version=i - 1, hash=prev) if isinstance(given, GameSealed) else given
+        body = msgspec.json.encode(event)
+        tag = type(event).__struct_config__.tag
+        assert isinstance(tag, str)
+        stored.append(entry(game_id, i, tag, body, prev))
+        prev = stored[-1].hash
+    return stored
+
+
+def entry(game_id: str, version: int, type_: str, body: bytes, prev: str) -> StoredEvent:
+    return StoredEvent(
+        game_id=game_id,
+        version=version,
+        type=type_,
+        body=msgspec.Raw(body),
+        time_ms=1_700_000_000_000 + version,
+        command_id=f"c{version}",
+        hash=fairplay.chain_hash(version, prev, type_, body),
+    )
+
+
+def card(position: int, seat: int) -> CardDealt:
+    order = fairplay.shuffle(SERVER_SEED, GAME, MIX, 1, DECK)
+    card_id = f"c{order[position]}"
+    salt = fairplay.card_salt(SERVER_SEED, GAME, position)
+    commitment = fairplay.card_commitment(GAME, position, card_id, salt)
+    return CardDealt(seat=seat, position=position, commitment=commitment, card=card_id, salt=salt)
+
+
+def honest() -> list[Event]:
+    """A whole game: seeds, hidden setup, two rolls, a shuffle, two cards, a reveal, the end,
+    the seal and the seed reveal (versions 1..20)."""
+    dealt = card(0, 0)
+    return [
+        GameCreated(ruleset="auditdice", game_id=GAME, seats=2, randomness=True, hidden_setup=True),
+        SeedCommitted(commitment=fairplay.seed_commitment(SERVER_SEED)),
+        *(
+            ClientSeedCommitted(seat=s, commitment=fairplay.client_seed_commitment(GAME, s, c))
+            for s, c in enumerate(CLIENT_SEEDS)
+        ),
+        *(ClientSeedRevealed(seat=s, seed=c) for s, c in enumerate(CLIENT_SEEDS)),
+        *(
+            SetupCommitted(
+                seat=s,
+                commitment=fairplay.setup_commitment(GAME, s, SETUP_NONCES[s], SETUPS[s].encode()),
+            )
+            for s in (0, 1)
+        ),
+        *(SetupRevealed(seat=s, nonce=SETUP_NONCES[s], setup=SETUPS[s]) for s in (0, 1)),
+        RandomDrawn(
+            nonce=0,
+            kind="die",
+            n=6,
+            purpose="move",
+            value=fairplay.die(SERVER_SEED, GAME, MIX, 0, 6),
+        ),
+        DeckShuffled(
+            nonce=1, n=DECK, purpose="deck", order=fairplay.shuffle(SERVER_SEED, GAME, MIX, 1, DECK)
+        ),
+        dealt,
+        card(1, 1),
+        Step(seat=0),
+        RandomDrawn(
+            nonce=2,
+            kind="die",
+            n=10,
+            purpose="fate",
+            value=fairplay.die(SERVER_SEED, GAME, MIX, 2, 10),
+        ),
+        CardRevealed(seat=0, position=0, card=dealt.card, salt=dealt.salt),
+        GameEnded(result="1-0", reason="points", winners=[0]),
+        GameSealed(version=0, hash=""),  # filled in by `chained`
+        SeedRevealed(server_seed=SERVER_SEED),
+    ]
+
+
+def with_event(version: int, event: Event, events: list[Event] | None = None) -> list[Event]:
+    """The honest game with the event at `version` replaced (the chain is then rebuilt)."""
+    out = list(honest() if events is None else events)
+    out[version - 1] = event
+    return out
+
+
+def failed_at(report: AuditReport, version: int, type_: str, *words: str) -> None:
+    assert not report.ok
+    assert report.failure is not None
+    assert (report.failure.version, report.failure.type) == (version, type_), report.failure
+    for word in words:
+        assert word in report.failure.message, report.failure.message
+
+
+# -- an honest game -------------------------------------------------------------------------
+
+
+def test_honest_game_passes_every_check_with_counts() -> None:
+    """Every check of a finished honest game passes; the report counts what it covered."""
+    report = audit(chained(honest()))
+    assert report.ok, report.failure
+    assert report.failure is None
+    assert (report.game_id, report.ruleset, report.events, report.status) == (
+        GAME,
+        "auditdice",
+        20,
+        "ended",
+    )
+    lines = [str(c) for c in report.checks]
+    assert "chain: 20 events, hashes and versions" in lines
+    assert "dice: 2 rolls recomputed" in lines
+    assert "shuffles: 1 recomputed" in lines
+    assert "nonces: 0..2, no gap or repeat" in lines
+    assert "cards: 2 commitments (2 salts, 2 against the shuffled deck)" in lines
+    assert "card reveals: 1 match" in lines
+    assert "setups: 2" in lines
+    assert "seal: records version 18" in lines
+    assert any(line.startswith("replay: 20 events folded, 1-0 by points") for line in lines)
+    assert report.notes == ()
+
+
+def test_game_in_play_is_not_a_failure_and_says_draws_wait_for_the_seed() -> None:
+    """Before the end the seed is secret: the audit passes and says draws are not checkable yet,
+    while commitments that need no seed (cards, setups, client seeds) are still checked."""
+    report = audit(chained(honest()[:17]))
+    assert report.ok, report.failure
+    assert report.status == "in play"
+    assert IN_PLAY_NOTE in report.notes
+    lines = [str(c) for c in report.checks]
+    assert "dice: 2 rolls recorded, not yet checkable" in lines
+    assert "cards: 2 commitments (2 against the shuffled deck)" in lines
+
+
+def test_envelope_game_id_is_used_when_game_created_has_none() -> None:
+    """Logs written before GameCreated recorded its game id chain under the envelope's id."""
+    events = with_event(
+        1, GameCreated(ruleset="auditdice", seats=2, randomness=True, hidden_setup=True)
+    )
+    assert audit(chained(events)).ok
+
+
+def test_rejected_setup_that_lost_the_game_passes() -> None:
+    """A reveal that does not match its commitment, rejected and followed by the loss, is the
+    protocol working as intended."""
+    events = [
+        *honest()[:9],
+        SetupRevealed(
+            seat=1,
+            nonce=SETUP_NONCES[1],
+            setup="[9,9,9]",
+            rejected="the revealed setup does not match its commitment",
+        ),
+        GameEnded(result="1-0", reason="setup", winners=[0]),
+        GameSealed(version=0, hash=""),
+        SeedRevealed(server_seed=SERVER_SEED),
+    ]
+    report = audit(chained(events))
+    assert report.ok, report.failure
+    assert "setups: 2 (1 rejected, game lost)" in [str(c) for c in report.checks]
+
+
+# -- tampering ------------------------------------------------------------------------------
+
+
+def test_one_changed_byte_in_any_body_fails_the_chain_at_that_version() -> None:
+    """Flipping one byte of any stored body (hashes left as stored) names that version."""
+    stored = chained(honest())
+    for i, s in enumerate(stored):
+        body = bytearray(bytes(s.body))
+        body[len(body) // 2] ^= 0x01
+        tampered = [*stored[:i], replace(s, body=msgspec.Raw(bytes(body))), *stored[i + 1 :]]
+        failed_at(audit(tampered), s.version, s.type, "hash chain")
+
+
+def test_a_missing_event_fails_the_chain_at_the_gap() -> None:
+    """Dropping an event leaves a version gap: the audit names the version that is missing."""
+    stored = chained(honest())
+    failed_at(audit(stored[:5] + stored[6:]), 7, "SetupCommitted", "where 6 was expected")
+
+
+def test_stored_type_must_be_the_body_tag() -> None:
+    """A stored type that differs from the body's tag (chain rehashed over it) fails."""
+    stored = chained(honest())
+    s = stored[14]
+    forged = entry(GAME, s.version, "Resigned", bytes(s.body), stored[13].hash)
+    failed_at(audit([*stored[:14], forged]), 15, "Resigned", "body's tag is 'AuditStep'")
+
+
+def test_a_different_revealed_seed_fails_at_the_reveal() -> None:
+    """A revealed seed whose SHA-256 is not the commitment fails at SeedRevealed."""
+    events = with_event(20, SeedRevealed(server_seed="1234" * 16))
+    failed_at(audit(chained(events)), 20, "SeedRevealed", "not the commitment")
+
+
+def test_an_ended_game_without_the_seed_reveal_fails_at_its_end() -> None:
+    """Once the game has ended the seed must be revealed: without it, the end is named."""
+    failed_at(audit(chained(honest()[:19])), 18, "GameEnded", "never revealed")
+
+
+def test_a_changed_card_fails_the_card_check() -> None:
+    """A dealt card changed (chain rehashed) no longer opens its commitment."""
+    events = with_event(14, replace(card(1, 1), card="c0" if card(1, 1).card != "c0" else "c1"))
+    failed_at(audit(chained(events)), 14, "CardDealt", "does not open to card")
+
+
+def test_a_consistently_recommitted_card_fails_the_deck_check() -> None:
+    """A dealer who deals another card with a valid commitment is caught by the shuffled deck:
+    the card at a position must be the canonical card the shuffle put there."""
+    honest_card = card(1, 1)
+    other = "c0" if honest_card.card != "c0" else "c1"
+    forged = replace(
+        honest_card,
+        card=other,
+        commitment=fairplay.card_commitment(GAME, 1, other, honest_card.salt),
+    )
+    failed_at(audit(chained(with_event(14, forged))), 14, "CardDealt", "was dealt")
+
+
+def test_a_wrong_salt_fails_once_the_seed_is_known() -> None:
+    """A salt not derived from the server seed (commitment recomputed with it) fails."""
+    honest_card = card(1, 1)
+    salt = "00" * 32
+    forged = replace(
+        honest_card, salt=salt, commitment=fairplay.card_commitment(GAME, 1, honest_card.card, salt)
+    )
+    failed_at(audit(chained(with_event(14, forged))), 14, "CardDealt", "salt")
+
+
+def test_a_card_reveal_that_does_not_match_its_deal_fails() -> None:
+    """A revealed card that is not the committed one fails at CardRevealed."""
+    dealt = card(0, 0)
+    forged = CardRevealed(
+        seat=0, position=0, card="c9" if dealt.card != "c9" else "c8", salt=dealt.salt
+    )
+    failed_at(audit(chained(with_event(17, forged))), 17, "CardRevealed", "does not match")
+
+
+def test_a_changed_roll_fails_the_dice_check() -> None:
+    """One roll value changed (chain rehashed) fails at that RandomDrawn, naming both values."""
+    value = fairplay.die(SERVER_SEED, GAME, MIX, 2, 10)
+    forged = RandomDrawn(nonce=2, kind="die", n=10, purpose="fate", value=(value + 1) % 10)
+    failed_at(
+        audit(chained(with_event(16, forged))),
+        16,
+        "RandomDrawn",
+        f"recorded {(value + 1) % 10}, but the seeds give {value}",
+    )
+
+
+def test_a_changed_shuffle_fails_the_shuffle_check() -> None:
+    """A deck order that is a permutation but not the seeds' shuffle fails at DeckShuffled."""
+    order = fairplay.shuffle(SERVER_SEED, GAME, MIX, 1, DECK)
+    order[0], order[1] = order[1], order[0]
+    forged = DeckShuffled(nonce=1, n=DECK, purpose="deck", order=order)
+    failed_at(audit(chained(with_event(12, forged))), 12, "DeckShuffled", "differs")
+
+
+def test_a_gap_in_nonces_fails_even_with_a_correct_value() -> None:
+    """A skipped nonce fails although the value is right for the nonce it claims."""
+    forged = RandomDrawn(
+        nonce=3, kind="die", n=10, purpose="fate", value=fairplay.die(SERVER_SEED, GAME, MIX, 3, 10)
+    )
+    failed_at(audit(chained(with_event(16, forged))), 16, "RandomDrawn", "nonce 3 where 2")
+
+
+def test_a_repeated_nonce_fails() -> None:
+    """Reusing a nonce (a re-roll until the outcome suits) fails."""
+    forged = RandomDrawn(
+        nonce=1, kind="die", n=10, purpose="fate", value=fairplay.die(SERVER_SEED, GAME, MIX, 1, 10)
+    )
+    failed_at(audit(chained(with_event(16, forged))), 16, "RandomDrawn", "repeats")
+
+
+def test_a_setup_reveal_not_matching_without_rejection_fails() -> None:
+    """A setup that does not match its commitment but was accepted fails at the reveal."""
+    forged = SetupRevealed(seat=1, nonce=SETUP_NONCES[1], setup="[7,8,9]")
+    failed_at(
+        audit(chained(with_event(10, forged))), 10, "SetupRevealed", "does not match its commitment"
+    )
+
+
+def test_a_rejected_setup_without_the_game_ending_fails() -> None:
+    """A rejection must lose the game: a rejected reveal with play going on fails."""
+    forged = SetupRevealed(seat=1, nonce=SETUP_NONCES[1], setup="[7,8,9]", rejected="mismatch")
+    events = [*honest()[:9], forged, Step(seat=0)]
+    failed_at(audit(chained(events)), 10, "SetupRevealed", "did not end")
+
+
+def test_a_matching_legal_setup_rejected_fails() -> None:
+    """The server cannot forfeit a seat whose setup matches and obeys the placement rules."""
+    forged = SetupRevealed(seat=1, nonce=SETUP_NONCES[1], setup=SETUPS[1], rejected="illegal")
+    events = [*honest()[:9], forged, GameEnded(result="1-0", reason="setup", winners=[0])]
+    failed_at(audit(chained(events)), 10, "SetupRevealed", "obeys the placement rules")
+
+
+def test_a_wrong_client_seed_reveal_fails() -> None:
+    """A client seed that does not match the seat's commitment fails at its reveal."""
+    forged = ClientSeedRevealed(seat=1, seed="mallory0123456789")
+    failed_at(audit(chained(with_event(6, forged))), 6, "ClientSeedRevealed", "does not match")
+
+
+def test_player_input_before_the_seed_commitment_fails() -> None:
+    """The server must be bound before any player speaks."""
+    events = honest()
+    events[1], events[2] = events[2], events[1]
+    failed_at(audit(chained(events)), 2, "ClientSeedCommitted", "before the server's seed")
+
+
+def test_a_seal_recording_the_wrong_head_fails() -> None:
+    """GameSealed must record the (version, hash) of the event before it."""
+    stored = chained(honest())
+    body = msgspec.json.encode(GameSealed(version=17, hash=stored[16].hash))
+    forged = entry(GAME, 19, "GameSealed", body, stored[17].hash)
+    failed_at(audit([*stored[:18], forged]), 19, "GameSealed", "the event before it")
+
+
+def test_events_after_the_seal_other_than_the_seed_reveal_fail() -> None:
+    """Nothing may be appended to a sealed game but the seed reveal."""
+    events = [*honest()[:19], Step(seat=1), SeedRevealed(server_seed=SERVER_SEED)]
+    failed_at(audit(chained(events)), 20, "AuditStep", "after the game was sealed")
+
+
+def test_an_event_that_does_not_decode_fails_replay() -> None:
+    """A body no ruleset event decodes from (chain rehashed) fails at that event."""
+    stored = chained(honest())
+    forged = entry(GAME, 15, "Bogus", b'{"type":"Bogus"}', stored[13].hash)
+    failed_at(audit([*stored[:14], forged]), 15, "Bogus", "does not decode")
+
+
+def test_an_unknown_ruleset_fails_at_game_created() -> None:
+    """Replay needs the game's ruleset: an unknown one fails at version 1."""
+    events = with_event(1, GameCreated(ruleset="nope", game_id=GAME, seats=2))
+    failed_at(audit(chained(events[:1])), 1, "GameCreated", "unknown ruleset")
+
+
+def test_an_empty_log_fails() -> None:
+    """There is nothing to audit in an empty log."""
+    report = audit([])
+    assert not report.ok
+    assert report.failure is not None
+    assert report.failure.message == "the log is empty"
