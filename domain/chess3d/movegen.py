@@ -30,6 +30,7 @@ from domain.chess3d.geometry import (
     RANK_OF,
     ROOK,
     ROOK_DIRS,
+    SIZE,
     SQUARES,
     VDIAG_DIRS,
     square,
@@ -90,8 +91,6 @@ def _neighbour_getters(offsets: tuple[int, ...]) -> dict[int, Getter]:
     return {sq: _getter([sq + o for o in offsets if _on_board(sq + o)]) for sq in SQUARES}
 
 
-KNIGHT_NEIGHBOURS: Final = _neighbour_getters(KNIGHT_OFFSETS)
-KING_NEIGHBOURS: Final = _neighbour_getters(KING_OFFSETS)
 # Cubes from which a pawn of the given seat attacks the key cube.
 PAWN_ATTACKERS: Final = tuple(
     _neighbour_getters(tuple(-o for o in PAWN_CAPTURES[seat])) for seat in (0, 1)
@@ -108,7 +107,7 @@ QUEEN_DIRS: Final = (ROOK_DIRS + BISHOP_DIRS, ROOK_DIRS + BISHOP_DIRS + VDIAG_DI
 
 
 # Line tables indexed by `target - source + MAX_DELTA`: the unit step from source towards
-# target if a Rook / Bishop / Queen (18 or 26 directions) on target moves along that line, else 0.
+# target if the two cubes share a line of a Rook / Bishop / Queen (18 or 26 directions), else 0.
 def _line_table(dirs: tuple[int, ...]) -> list[int]:
     return [d if d in dirs else 0 for d in DIRECTION_OF]
 
@@ -136,22 +135,26 @@ def _step_table(offsets: tuple[int, ...]) -> list[bool]:
 
 KNIGHT_STEP: Final = _step_table(KNIGHT_OFFSETS)
 KING_STEP: Final = _step_table(KING_OFFSETS)
+# LEAPERS[seat]: (piece, step table) for the seat's Knights and King.
+LEAPERS: Final = tuple(((col | KNIGHT, KNIGHT_STEP), (col | KING, KING_STEP)) for col in COLORS)
 
 
 def attacked(b: Board, sq: int, by: int, q26: bool) -> bool:
     """C3-5.0.5: whether side `by` attacks cube `sq`.
 
-    Leapers and pawns are looked up around `sq`; sliders are found with `bytes.find` (there
-    are few) and attack iff they are on one of their lines through `sq` with nothing between.
+    Pawn attackers are looked up around `sq`. Knights, King and sliders are found with
+    `bytes.find` (there are few) and tested through the tables indexed by the index difference;
+    a slider attacks iff it is on one of its lines through `sq` with nothing between.
     """
-    col = COLORS[by]
-    if col | KNIGHT in KNIGHT_NEIGHBOURS[sq](b):
-        return True
-    if col | KING in KING_NEIGHBOURS[sq](b):
-        return True
-    if col | PAWN in PAWN_ATTACKERS[by][sq](b):
-        return True
     base = MAX_DELTA - sq
+    for piece, step in LEAPERS[by]:
+        i = b.find(piece)
+        while i >= 0:
+            if step[i + base]:
+                return True
+            i = b.find(piece, i + 1)
+    if COLORS[by] | PAWN in PAWN_ATTACKERS[by][sq](b):
+        return True
     for piece, line in SLIDERS[q26][by]:
         i = b.find(piece)
         while i >= 0:
@@ -204,16 +207,23 @@ def piece_moves(
 
 
 def ordinary_move(b: Board, fr: int, to: int, side: int, q26: bool) -> bool:
-    """Whether the Knight, Bishop, Rook, Queen or King of `side` on `fr` may move to `to` by
-    the piece rules (C3-5), without castling: a quick test of a single move. False for pawns,
-    castling and anything piece_moves does not generate."""
+    """Whether the man of `side` on `fr` may move to `to` by a move piece_moves generates
+    without a promotion piece: a quick test of a single move. False (ask piece_moves) for
+    castling, pawn double steps, en passant and promotions."""
+    if not (0 <= fr < SIZE and 0 <= to < SIZE):
+        return False
     x = b[to]
     if x != EMPTY and not x & COLORS[side ^ 1]:
         return False
     kind = b[fr] & 7
-    delta = to - fr + MAX_DELTA
-    if not 0 <= delta < len(DIRECTION_OF):
-        return False
+    delta = to - fr
+    if kind == PAWN:
+        if RANK_OF[to] == PROMOTION_RANK[side]:
+            return False
+        if delta in (FORWARD[side], LEVEL, -LEVEL):  # C3-5.6.1 steps
+            return x == EMPTY
+        return x != EMPTY and delta in PAWN_CAPTURES[side]  # C3-5.6.3
+    delta += MAX_DELTA
     if kind == KNIGHT:
         return KNIGHT_STEP[delta]
     if kind == KING:
@@ -308,7 +318,18 @@ def is_legal(
     """C3-4.2: a pseudo-legal move is legal iff the mover's King is not attacked after it."""
     fr, to, _ = move
     if fr == king:
-        return not attacked(make_board(b, move, ep), to, side ^ 1, q26)
+        d = fr - to
+        if not KING_STEP[d + MAX_DELTA]:  # castling: the Rook moves too
+            return not attacked(make_board(b, move, ep), to, side ^ 1, q26)
+        # A King step changes only `fr` (emptied) and `to` (which attacked ignores), so `to`
+        # is attacked after it iff it is now, or a line opens through `fr` (d points onward).
+        if attacked(b, to, side ^ 1, q26):
+            return False
+        t = fr + d
+        while b[t] == EMPTY:
+            t += d
+        x = b[t]
+        return not (x & COLORS[side ^ 1] and x & 7 in LINE_KINDS[q26][d])
     if in_check or (to == ep and ep and b[fr] & 7 == PAWN):
         return not attacked(make_board(b, move, ep), king, side ^ 1, q26)
     d = DIRECTION_OF[fr - king + MAX_DELTA]

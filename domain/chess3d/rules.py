@@ -480,7 +480,7 @@ _COUNTED: Final = tuple((color, kind) for color in (WHITE, BLACK) for kind in (2
 
 def material_draw(b: bytes, depleted_equal: bool) -> str | None:
     """C3-7.3 `insufficient_material` / C3-7.4 `depleted_equal`, or None."""
-    if b.count(WHITE | PAWN) or b.count(BLACK | PAWN):
+    if b.find(WHITE | PAWN) >= 0 or b.find(BLACK | PAWN) >= 0:  # stops at the first pawn
         return None
     pieces: dict[int, list[int]] = {WHITE: [], BLACK: []}
     for color, kind in _COUNTED:

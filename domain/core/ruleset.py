@@ -18,7 +18,7 @@ The service wraps these; they never call out. What later games need is in the sh
 - 2-4 seats with teams: `GameCreated.seats` / `.teams`, `Outcome.winners`.
 """
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
@@ -152,6 +152,11 @@ class HiddenSetup(Protocol[S_contra]):
 
     def forfeit(self, state: S_contra, seat: int, reason: str) -> tuple[Event, ...]:
         """The events that end the game when `seat` loses by an illegal or missing reveal."""
+        ...
+
+    def random_setup(self, state: S_contra, seat: int, choose: Callable[[int], int]) -> bytes:
+        """A legal setup for bots, its choices made by `choose(n)` in [0, n) (the caller's
+        randomness: the domain draws none)."""
         ...
 
 

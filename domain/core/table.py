@@ -178,8 +178,8 @@ def phase(table: Table) -> str:
     """ "seeding", "setup", "play" or "ended"."""
     if outcome(table) is not None:
         return "ended"
-    if table.fair is not None and not table.fair.ready:
-        return "seeding"
+    if table.created.randomness and (table.fair is None or not table.fair.ready):
+        return "seeding"  # (fair is None only before the server's commitment is recorded)
     if table.screen is not None and not table.screen.done:
         return "setup"
     return "play"
@@ -190,8 +190,9 @@ def to_act(table: Table) -> frozenset[int]:
     if current == "ended":
         return frozenset()
     if current == "seeding":
-        assert table.fair is not None
         fair = table.fair
+        if fair is None:
+            return frozenset()  # waiting for the server's commitment
         if not fair.committed:
             return frozenset(s for s, c in enumerate(fair.client_commitments) if not c)
         return frozenset(s for s, c in enumerate(fair.client_seeds) if not c)
@@ -277,6 +278,9 @@ def _draw_events(table: Table, draws: Sequence[DrawResult]) -> list[Event]:
 
 def _seed_action(table: Table, seat: int, verb: str, arg: str) -> Decision:
     fair = table.fair
+    if fair is None and table.created.randomness:
+        return _refuse(ErrorCode.NOT_STARTED, "waiting for the server's seed commitment",
+                       "fair-play 1.1")  # fmt: skip
     if fair is None:
         return _refuse(ErrorCode.ILLEGAL_ACTION, "this game draws nothing at random: no seeds",
                        "fair-play 1")  # fmt: skip
@@ -308,7 +312,7 @@ def _setup_action(table: Table, seat: int, verb: str, arg: str) -> Decision:
     screen = table.screen
     if screen is None:
         return _refuse(ErrorCode.ILLEGAL_ACTION, "this game has no hidden setup", "fair-play 3")
-    if table.fair is not None and not table.fair.ready:
+    if phase(table) == "seeding":
         return _refuse(ErrorCode.NOT_STARTED, "waiting for every seat's client seed",
                        "fair-play 1.3")  # fmt: skip
     if verb == "setup-commit":
@@ -328,6 +332,9 @@ def _setup_action(table: Table, seat: int, verb: str, arg: str) -> Decision:
     if not _HEX64.match(nonce):
         return _refuse(ErrorCode.MALFORMED_ACTION,
                        "setup-reveal takes <nonce: 64 hex> <setup>", "fair-play 3")  # fmt: skip
+    if not setup.isascii():
+        return _refuse(ErrorCode.MALFORMED_ACTION, "a setup is ASCII (msgspec JSON)",
+                       "fair-play 3")  # fmt: skip
     data = setup.encode()
     rejected = ""
     if not fairplay.verify_setup(table.game_id, seat, nonce, data, screen.commitments[seat]):

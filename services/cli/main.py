@@ -1,7 +1,10 @@
 """The `tabula` command."""
 
 import asyncio
+import base64
+import binascii
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -12,11 +15,12 @@ from rich.table import Table
 
 from contracts.envelope import StoredEvent
 from domain import fairplay
+from domain.audit import AuditReport, audit
 from domain.core import VariantError, fold
 from domain.registry import RULESETS, find_ruleset
 from services.runtime import config
 from services.runtime.codec import decode_log
-from services.runtime.eventstore import EventStore
+from services.runtime.eventstore import EventStore, GameExists
 
 app = typer.Typer(
     no_args_is_help=True,
@@ -110,11 +114,14 @@ def show_log(game: str) -> None:
 
 @app.command()
 def replay(
-    game: str,
+    game: Annotated[str | None, typer.Argument(help="Game id (read from Redis).")] = None,
     to: Annotated[int | None, typer.Option("--to", help="Stop after this version.")] = None,
+    file: Annotated[
+        Path | None, typer.Option("--file", "-f", help="Rebuild offline from an export.")
+    ] = None,
 ) -> None:
-    """Rebuild a game from the stored log alone and print the position."""
-    stored = load_log(game)
+    """Rebuild a game from the stored log alone (or an export) and print the position."""
+    stored = log_from(game, file)
     if to is not None:
         stored = [s for s in stored if s.version <= to]
     ruleset, events = decode_log(stored)
@@ -135,6 +142,239 @@ def verify(game: str) -> None:
         err.print(f"[red]FAILED[/]: the chain breaks at event {bad} of {game}")
         raise typer.Exit(1)
     out.print(f"[green]OK[/]: {len(stored)} events, chain head {stored[-1].hash}")
+
+
+# -- audit, export, import ---------------------------------------------------------------------
+
+
+class Exported(msgspec.Struct, frozen=True, kw_only=True):
+    """One line of an export (JSON Lines): a stored event, its exact bytes in `body_b64`.
+
+    `event` is the decoded body, for reading only: imports and audits trust `body_b64`."""
+
+    game_id: str
+    version: int
+    type: str
+    time_ms: int
+    command_id: str
+    hash: str
+    body_b64: str
+    event: Any = None
+
+
+def export_line(s: StoredEvent) -> bytes:
+    body = bytes(s.body)
+    try:
+        event: Any = msgspec.json.decode(body)
+    except msgspec.DecodeError:
+        event = None  # not JSON (a damaged store): body_b64 still holds the bytes
+    line = Exported(game_id=s.game_id, version=s.version, type=s.type, time_ms=s.time_ms,
+                    command_id=s.command_id, hash=s.hash,
+                    body_b64=base64.b64encode(body).decode(), event=event)  # fmt: skip
+    return msgspec.json.encode(line) + b"\n"
+
+
+def read_export(path: Path) -> list[StoredEvent]:
+    """The stored events of an export file; exit 2 naming the line that cannot be read."""
+    try:
+        lines = path.read_bytes().splitlines()
+    except OSError as exc:
+        err.print(f"[red]cannot read {path}: {exc.strerror}[/]")
+        raise typer.Exit(2) from None
+    stored: list[StoredEvent] = []
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            e = msgspec.json.decode(line, type=Exported)
+            body = base64.b64decode(e.body_b64, validate=True)
+        except (msgspec.DecodeError, binascii.Error) as exc:
+            err.print(
+                f"{path}:{number}: not a Tabula export line: {exc}", style="red", markup=False
+            )
+            raise typer.Exit(2) from None
+        stored.append(StoredEvent(game_id=e.game_id, version=e.version, type=e.type,
+                                  body=msgspec.Raw(body), time_ms=e.time_ms,
+                                  command_id=e.command_id, hash=e.hash))  # fmt: skip
+    if not stored:
+        err.print(f"[red]{path} holds no events[/]")
+        raise typer.Exit(2)
+    return stored
+
+
+def log_from(game: str | None, file: Path | None) -> list[StoredEvent]:
+    """A game's log from Redis (GAME) or from an export (--file): exactly one of them."""
+    if (game is None) == (file is None):
+        err.print("[red]give either a game id or --file FILE[/]")
+        raise typer.Exit(2)
+    return read_export(file) if file is not None else load_log(game or "")
+
+
+def print_report(report: AuditReport, source: str) -> None:
+    title = f"Audit of {report.game_id or '?'}"
+    if report.ruleset:
+        title += f" ({report.ruleset})"
+    out.print(f"[bold]{title}[/] from {source}: {report.events} events, {report.status}",
+              highlight=False)  # fmt: skip
+    for check in report.checks:
+        out.print(f"  [green]✓[/] {check.name}: {check.detail}", highlight=False)
+    for note in report.notes:
+        out.print(f"  [yellow]•[/] {note}", highlight=False)
+    if report.failure is None:
+        out.print(f"[green]OK[/]: all checks passed, chain head {report.head}", highlight=False)
+        return
+    version, type_, message = report.failure
+    out.print(f"  [red]✗[/] event {version} ({type_}): {message}", highlight=False)
+    out.print(f"[red]FAILED[/]: the first discrepancy is at event {version} ({type_})",
+              highlight=False)  # fmt: skip
+
+
+@app.command("audit")
+def audit_game(
+    game: Annotated[str | None, typer.Argument(help="Game id (read from Redis).")] = None,
+    file: Annotated[
+        Path | None, typer.Option("--file", "-f", help="Audit an export offline.")
+    ] = None,
+) -> None:
+    """Check a game against the fair-play protocol; exit 1 at the first discrepancy.
+
+    Checks the hash chain, the seed commitments and reveals, every draw, card and setup, the
+    seal, and a replay through the table. GAME reads Redis; --file reads an export.
+    """
+    stored = log_from(game, file)
+    report = audit(stored)
+    print_report(report, str(file) if file is not None else "Redis")
+    if not report.ok:
+        raise typer.Exit(1)
+
+
+@app.command("export")
+def export_game(
+    game: str,
+    output: Annotated[
+        Path | None, typer.Option("--output", "-o", help="Default: <game>.tabula.jsonl.")
+    ] = None,
+) -> None:
+    """Write a game's log as JSON Lines: the exact stored bytes (body_b64) with their hashes."""
+    stored = load_log(game)
+    path = output or Path(f"{game}.tabula.jsonl")
+    path.write_bytes(b"".join(export_line(s) for s in stored))
+    out.print(f"wrote {len(stored)} events of {game} to {path}", highlight=False)
+
+
+@app.command("import")
+def import_game(file: Path) -> None:
+    """Load an export into the connected Tabula (refused if the game exists or the chain breaks)."""
+    stored = read_export(file)
+    game_id = stored[0].game_id
+    strays = [s.version for s in stored if s.game_id != game_id]
+    if strays:
+        err.print(f"[red]REFUSED[/]: event {strays[0]} belongs to another game than {game_id}")
+        raise typer.Exit(1)
+    entries = [(s.version, s.type, bytes(s.body), s.hash) for s in stored]
+    try:
+        bad = fairplay.verify_chain(game_id, entries)
+    except ValueError as exc:
+        err.print(f"[red]REFUSED[/]: {exc}")
+        raise typer.Exit(1) from None
+    if bad is not None:
+        err.print(f"[red]REFUSED[/]: the chain breaks at event {bad} of {game_id}")
+        raise typer.Exit(1)
+
+    async def run(store: EventStore) -> None:
+        await store.import_log(stored)
+
+    try:
+        with_store(run)
+    except (GameExists, ValueError, msgspec.DecodeError) as exc:
+        err.print(f"[red]REFUSED[/]: {exc}")
+        raise typer.Exit(1) from None
+    out.print(f"imported {len(stored)} events of {game_id}, chain head {stored[-1].hash}",
+              highlight=False)  # fmt: skip
+
+
+# -- fair: check draws by hand ---------------------------------------------------------------
+
+fair = typer.Typer(
+    no_args_is_help=True,
+    help="Recompute fair-play draws by hand (protocol v1): commit, roll, shuffle.",
+)
+app.add_typer(fair, name="fair")
+
+ServerSeed = Annotated[str, typer.Option("--server-seed", help="The revealed seed (64 hex).")]
+GameOpt = Annotated[str, typer.Option("--game", help="The game id.")]
+MixOpt = Annotated[str | None, typer.Option("--mix", help="The mix (64 hex).")]
+ClientSeeds = Annotated[
+    list[str] | None,
+    typer.Option("--client-seed", help="Client seeds in seat order (repeat), instead of --mix."),
+]
+NonceOpt = Annotated[int, typer.Option("--nonce", min=0, help="The draw's nonce.")]
+
+
+def fair_mix(mix: str | None, client_seeds: Sequence[str] | None) -> str:
+    if (mix is None) == (not client_seeds):
+        err.print("[red]give either --mix or one --client-seed per seat, in seat order[/]")
+        raise typer.Exit(2)
+    return mix if mix is not None else fairplay.mix(list(client_seeds or ()))
+
+
+def fair_fail(exc: ValueError) -> typer.Exit:
+    err.print(str(exc), style="red", markup=False)
+    return typer.Exit(2)
+
+
+@fair.command("commit")
+def fair_commit(server_seed: ServerSeed) -> None:
+    """Print SHA256(server_seed): it must equal the game's SeedCommitted."""
+    try:
+        out.print(fairplay.seed_commitment(server_seed), highlight=False)
+    except ValueError as exc:
+        raise fair_fail(exc) from None
+
+
+@fair.command("roll")
+def fair_roll(
+    server_seed: ServerSeed,
+    game: GameOpt,
+    nonce: NonceOpt,
+    n: Annotated[int, typer.Option("--n", help="Faces (die) or range (uniform).")],
+    mix: MixOpt = None,
+    client_seed: ClientSeeds = None,
+    kind: Annotated[str, typer.Option("--kind", help="die (n <= 256) or uniform.")] = "die",
+) -> None:
+    """Recompute a RandomDrawn: print its value and the stream's first block."""
+    try:
+        m = fair_mix(mix, client_seed)
+        if kind == "die":
+            value = fairplay.die(server_seed, game, m, nonce, n)
+        elif kind == "uniform":
+            value = fairplay.uniform(server_seed, game, m, nonce, n)
+        else:
+            raise ValueError(f"--kind is die or uniform, not {kind!r}")
+        block = fairplay.stream_block(server_seed, game, m, nonce, 0).hex()
+    except ValueError as exc:
+        raise fair_fail(exc) from None
+    out.print(f"value: {value}", highlight=False)
+    out.print(f"{kind}({n}) at nonce {nonce} of {game}", highlight=False)
+    out.print(f"mix: {m}", highlight=False)
+    out.print(f"stream block (cursor 0): {block}", highlight=False)
+
+
+@fair.command("shuffle")
+def fair_shuffle(
+    server_seed: ServerSeed,
+    game: GameOpt,
+    nonce: NonceOpt,
+    k: Annotated[int, typer.Option("--k", min=0, help="Cards in the deck.")],
+    mix: MixOpt = None,
+    client_seed: ClientSeeds = None,
+) -> None:
+    """Recompute a DeckShuffled: print the order (canonical index at each deck position)."""
+    try:
+        order = fairplay.shuffle(server_seed, game, fair_mix(mix, client_seed), nonce, k)
+    except ValueError as exc:
+        raise fair_fail(exc) from None
+    out.print(f"order: {msgspec.json.encode(order).decode()}", highlight=False)
 
 
 @app.command()

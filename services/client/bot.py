@@ -7,6 +7,7 @@ policy, and submits each at the version it saw: if the game moved on meanwhile, 
 answers with a conflict and the bot simply reads on.
 """
 
+import asyncio
 import random
 import secrets
 from collections.abc import Callable
@@ -23,6 +24,9 @@ from services.runtime.codec import created, decoder
 
 Policy = Callable[[Ruleset[Any, Any], Any, int, random.Random], Any]
 NON_MOVES = frozenset({"resign", "offer-draw", "accept-draw", "decline-draw"})
+# Worth retrying with the same action: a service (randomness) is briefly away.
+TRANSIENT = frozenset({ErrorCode.NO_DRAW, ErrorCode.UNAVAILABLE})
+RETRIES = 8
 
 
 def greedy_policy(rs: Ruleset[Any, Any], state: Any, seat: int, rng: random.Random) -> Any:
@@ -103,10 +107,16 @@ async def play_seat(client: Client, game_id: str, seat: int, token: str, *,
             text = rs.format_action(table.game, action)
         else:
             text = me.fair_play_action(table)
-        try:
-            await client.act(game_id, seat, token, text, expected_version=stored.version)
-            moves += 1
-        except TabulaError as exc:
-            if exc.code != ErrorCode.CONFLICT:  # a conflict: newer events are on their way
-                raise
+        for attempt in range(RETRIES):
+            try:
+                await client.act(game_id, seat, token, text, expected_version=stored.version)
+                moves += 1
+            except TabulaError as exc:
+                if exc.code == ErrorCode.CONFLICT:  # newer events are on their way: read on
+                    break
+                if exc.code not in TRANSIENT or attempt == RETRIES - 1:
+                    raise
+                await asyncio.sleep(0.2 * 2**attempt)  # back off while a service restarts
+                continue
+            break
     raise RuntimeError(f"{game_id}: the event feed ended before the game did")

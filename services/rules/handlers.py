@@ -102,7 +102,7 @@ class Rules:
     def __init__(self, store: EventStore, nc: NATS, secret: bytes, cache_size: int = 20_000):
         self.store = store
         self.nc = nc
-        self.random = Client(nc, timeout=5.0, retries=2)
+        self.random = Client(nc, timeout=2.0, retries=2)
         self.secret = secret
         self.cache: OrderedDict[str, Game] = OrderedDict()
         self.cache_size = cache_size

@@ -17,10 +17,10 @@ from typing import Any
 import hiredis
 import msgspec
 import redis.asyncio as aioredis
-from redis.exceptions import NoScriptError, ResponseError
+from redis.exceptions import NoScriptError, ResponseError, WatchError
 
 from contracts.envelope import StoredEvent
-from contracts.events import GameSealed
+from contracts.events import GameCreated, GameEnded, GameSealed
 from domain import fairplay
 
 GAMES_INDEX = "tabula:games"  # sorted set: game id scored by creation time (ms)
@@ -91,6 +91,10 @@ def _entry(game_id: str, fields: dict[bytes, bytes]) -> StoredEvent:
         command_id=fields[b"cmd"].decode(),
         hash=fields[b"h"].decode(),
     )
+
+
+class GameExists(ValueError):
+    """An import into a store that already holds the game."""
 
 
 class _Pending:
@@ -280,6 +284,53 @@ class EventStore:
 
     async def mark_ended(self, game_id: str, result: str, reason: str) -> None:
         await self.redis.hset(meta_key(game_id), mapping={"result": result, "reason": reason})
+
+    # -- importing -------------------------------------------------------------------------
+
+    async def import_log(self, stored: list[StoredEvent]) -> None:
+        """Load a whole game's log (an export) exactly: the stored bytes, versions, hashes,
+        times and command ids, as the append script would have written them.
+
+        One MULTI/EXEC on the game's keys (stream, meta, command ids), refused with GameExists
+        if the game has any of them (WATCHed, so a concurrent writer also makes it refuse). The
+        caller checks the chain first; this only requires versions 1..n of one game. The game is
+        then indexed for listing, outside its slot, as `register_game` does.
+        """
+        if not stored:
+            raise ValueError("nothing to import")
+        game_id = stored[0].game_id
+        for i, s in enumerate(stored, 1):
+            if s.game_id != game_id or s.version != i:
+                raise ValueError(f"not one game's log in order: {s.game_id} version {s.version}")
+        created = msgspec.json.decode(bytes(stored[0].body), type=GameCreated)
+        ended = next((s for s in reversed(stored) if s.type == "GameEnded"), None)
+        meta: dict[str, Any] = {"version": stored[-1].version, "head": stored[-1].hash,
+                                "ruleset": created.ruleset}  # fmt: skip
+        if ended is not None:
+            end = msgspec.json.decode(bytes(ended.body), type=GameEnded)
+            meta |= {"result": end.result, "reason": end.reason}
+        commands: dict[str, str] = {}  # command id -> "first last hash", as append.lua keeps
+        firsts: dict[str, int] = {}
+        for s in stored:
+            first = firsts.setdefault(s.command_id, s.version)
+            commands[s.command_id] = f"{first} {s.version} {s.hash}"
+        keys = (log_key(game_id), meta_key(game_id), commands_key(game_id))
+        async with self.redis.pipeline(transaction=True) as pipe:
+            await pipe.watch(*keys)
+            if await pipe.exists(*keys):
+                raise GameExists(f"game {game_id} exists in this store")
+            pipe.multi()
+            for s in stored:
+                fields = {"g": game_id, "v": s.version, "type": s.type, "body": bytes(s.body),
+                          "cmd": s.command_id, "ts": s.time_ms, "h": s.hash}  # fmt: skip
+                pipe.xadd(keys[0], fields, id=f"0-{s.version}")
+            pipe.hset(keys[1], mapping=meta)
+            pipe.hset(keys[2], mapping=commands)
+            try:
+                await pipe.execute()
+            except WatchError:
+                raise GameExists(f"game {game_id} was written while importing") from None
+        await self.redis.zadd(GAMES_INDEX, {game_id: stored[0].time_ms}, nx=True)
 
     # -- reading ---------------------------------------------------------------------------
 

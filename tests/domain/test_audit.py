@@ -33,6 +33,8 @@ from contracts.events import (
 from domain import fairplay, registry
 from domain.audit import IN_PLAY_NOTE, AuditReport, audit
 from domain.core import Outcome, Rejection
+from tests.rulesets import register
+from tests.rulesets.driver import LocalGame, play_locally, setup_bytes
 
 GAME = "g-audit"
 SERVER_SEED = "9f2c" * 16
@@ -437,6 +439,98 @@ def test_an_unknown_ruleset_fails_at_game_created() -> None:
     """Replay needs the game's ruleset: an unknown one fails at version 1."""
     events = with_event(1, GameCreated(ruleset="nope", game_id=GAME, seats=2))
     failed_at(audit(chained(events[:1])), 1, "GameCreated", "unknown ruleset")
+
+
+# -- whole race games played through the table (tests/rulesets) --------------------------------
+
+RACE_SEEDS = range(12)
+
+
+def _rolls_and_deals(seed: int) -> bool:
+    kinds = {type(e) for e in play_locally(seed, SERVER_SEED, f"race-{seed}")}
+    return {RandomDrawn, CardDealt} <= kinds
+
+
+# Games that both rolled and dealt (a few end early by resignation).
+TAMPER_SEEDS = [s for s in range(30) if _rolls_and_deals(s)][:8]
+
+
+def race_log(seed: int) -> tuple[str, list[Event]]:
+    """A race game played locally, then sealed after its seed reveal as the rules service
+    seals a game with seeds (the honest game above seals before the reveal: both pass)."""
+    register()
+    game_id = f"race-{seed}"
+    return game_id, [*play_locally(seed, SERVER_SEED, game_id), GameSealed(version=0, hash="")]
+
+
+def first(events: list[Event], kind: type[Event]) -> int:
+    """The version of the first event of `kind`."""
+    return next(i for i, e in enumerate(events, 1) if isinstance(e, kind))
+
+
+@pytest.mark.parametrize("seed", RACE_SEEDS)
+def test_race_games_pass(seed: int) -> None:
+    """Whole race games (dice, a shuffle, dealt and played cards, hidden setups) pass."""
+    game_id, events = race_log(seed)
+    report = audit(chained(events, game_id))
+    assert report.ok, report.failure
+    assert report.status == "ended"
+    names = {c.name for c in report.checks}
+    assert {"chain", "seed", "client seeds", "setups", "seal", "replay"} <= names
+
+
+@pytest.mark.parametrize("seed", RACE_SEEDS)
+def test_race_in_play_passes_with_the_in_play_note(seed: int) -> None:
+    """Any prefix of a race game before its end is 'in play', not a failure."""
+    game_id, events = race_log(seed)
+    end = first(events, GameEnded)
+    report = audit(chained(events[: end - 1], game_id))
+    assert report.ok, report.failure
+    assert IN_PLAY_NOTE in report.notes
+
+
+@pytest.mark.parametrize("seed", TAMPER_SEEDS)
+def test_race_changed_roll_fails_at_it(seed: int) -> None:
+    """One roll of a race game changed (chain rehashed) fails at that roll only."""
+    game_id, events = race_log(seed)
+    v = first(events, RandomDrawn)
+    roll = events[v - 1]
+    assert isinstance(roll, RandomDrawn)
+    events[v - 1] = replace(roll, value=(roll.value + 1) % roll.n)
+    failed_at(audit(chained(events, game_id)), v, "RandomDrawn", "but the seeds give")
+
+
+@pytest.mark.parametrize("seed", TAMPER_SEEDS)
+def test_race_redealt_card_fails_at_it(seed: int) -> None:
+    """A race card swapped for another with a valid commitment fails at that deal."""
+    game_id, events = race_log(seed)
+    v = first(events, CardDealt)
+    dealt = events[v - 1]
+    assert isinstance(dealt, CardDealt)
+    other = "c1" if dealt.card != "c1" else "c2"
+    commitment = fairplay.card_commitment(game_id, dealt.position, other, dealt.salt)
+    events[v - 1] = replace(dealt, card=other, commitment=commitment)
+    failed_at(audit(chained(events, game_id)), v, "CardDealt", "was dealt")
+
+
+def test_race_illegal_and_mismatched_setups_lose_and_pass() -> None:
+    """The table's own rejections (a reveal not matching its commitment; an illegal boost)
+    lose the game, and the audit accepts them as such."""
+    register()
+    for game_id, revealed in (("race-mismatch", {"boost": 2}), ("race-illegal", {"boost": 9})):
+        game = LocalGame.create(SERVER_SEED, game_id)
+        game.seed(CLIENT_SEEDS)
+        committed = revealed if revealed["boost"] > 3 else {"boost": 1}
+        game.commit_setup(0, SETUP_NONCES[0], setup_bytes({"boost": 0}))
+        game.commit_setup(1, SETUP_NONCES[1], setup_bytes(committed))
+        game.reveal_setup(0, SETUP_NONCES[0], setup_bytes({"boost": 0}))
+        events = game.reveal_setup(1, SETUP_NONCES[1], setup_bytes(revealed))
+        assert isinstance(events[0], SetupRevealed)
+        assert events[0].rejected
+        game.reveal_server_seed()
+        report = audit(chained(game.log, game_id))
+        assert report.ok, report.failure
+        assert "setups: 2 (1 rejected, game lost)" in [str(c) for c in report.checks]
 
 
 def test_an_empty_log_fails() -> None:

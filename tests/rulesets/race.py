@@ -22,10 +22,12 @@ c4 = 5, c5 = 1, c10 = 1). Deck position ``p`` holds the card of canonical index 
 """
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any, Final
+
+import msgspec
 
 from contracts.errors import ErrorCode
 from contracts.events import (
@@ -163,6 +165,10 @@ class Race:
         if not 0 <= boost <= MAX_BOOST:
             return _illegal(f"the boost is 0 to {MAX_BOOST}, got {boost}", "RACE-1")
         return None
+
+    def random_setup(self, state: RaceState, seat: int, choose: Callable[[int], int]) -> bytes:
+        """A legal setup for bots: a boost of 0-3 picked by `choose`."""
+        return msgspec.json.encode({"boost": choose(4)}, order="sorted")
 
     def forfeit(self, state: RaceState, seat: int, reason: str) -> tuple[Event, ...]:
         return (_win(1 - seat, "illegal_setup"),)

@@ -1,0 +1,209 @@
+"""A whole game with dice, private cards and a hidden setup, through the services.
+
+The race ruleset (tests/rulesets/race.py) draws dice, shuffles a deck, deals private cards and
+opens with a hidden setup. Here two bots play it through matchmaking and the rules and
+randomness services; a subscriber on `>` with full NATS access records every message.
+"""
+
+import asyncio
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import msgspec
+import nats
+import pytest
+from nats.aio.msg import Msg
+
+from contracts import subjects
+from contracts.envelope import StoredEvent
+from contracts.events import (
+    CardDealt,
+    CardRevealed,
+    DeckShuffled,
+    RandomDrawn,
+    SeedRevealed,
+    SetupRevealed,
+)
+from domain.audit import audit
+from services.client.bot import play_seat
+from services.client.client import Client
+from services.matchmaking.__main__ import build as matchmaking_build
+from services.rules.__main__ import build as rules_build
+from services.runtime.codec import decode_log
+from services.runtime.config import Settings
+from services.runtime.eventstore import EventStore
+from tests.conftest import running
+from tests.rulesets import register
+
+register()  # the in-process services share this registry
+
+
+async def play_race(client: Client) -> str:
+    a, b = await asyncio.gather(client.find_match("race", player="ann"),
+                                client.find_match("race", player="bob"))  # fmt: skip
+    results = await asyncio.gather(
+        play_seat(client, a.game_id, a.seat, a.token, policy=race_policy, seed=1),
+        play_seat(client, b.game_id, b.seat, b.token, policy=race_policy, seed=2),
+    )
+    assert results[0].outcome == results[1].outcome
+    return a.game_id
+
+
+def race_policy(rs, state, seat, rng):  # type: ignore[no-untyped-def]
+    """Any legal action but resigning, so games run to the finish."""
+    actions = [a for a in rs.legal_actions(state, seat)
+               if rs.format_action(state, a) != "resign"]  # fmt: skip
+    return rng.choice(actions)
+
+
+async def test_a_fair_game_through_the_services_passes_the_audit(
+    client: Client, store: EventStore
+) -> None:
+    game_id = await play_race(client)
+    stored = await store.read_all(game_id)
+    _, events = decode_log(stored)
+    kinds = [type(e).__name__ for e in events]
+    assert kinds[:2] == ["GameCreated", "SeedCommitted"]
+    assert kinds[-2:] == ["SeedRevealed", "GameSealed"]
+    assert "RandomDrawn" in kinds
+    assert "CardDealt" in kinds
+    report = audit(stored)
+    assert report.ok, report.failure
+
+
+async def test_nothing_secret_crosses_nats_before_its_reveal(client: Client, store: EventStore
+                                                              ) -> None:  # fmt: skip
+    """Every message on `>` (requests, replies, notices, sealed boxes) during a whole game:
+    none holds the server seed before the game ends, a card's salt before that card is
+    revealed, a deck order, or a setup before its reveal."""
+    wire: list[bytes] = []
+
+    async def record(msg: Msg) -> None:
+        wire.append(msg.subject.encode() + b" " + msg.data)
+
+    spy = await client.nc.subscribe(">", cb=record)
+    game_id = await play_race(client)
+    await client.nc.flush()
+    await spy.unsubscribe()
+    _, events = decode_log(await store.read_all(game_id))
+
+    def first(pattern: bytes) -> int:
+        """Index of the first message on the wire containing `pattern` (or len)."""
+        return next((i for i, m in enumerate(wire) if pattern in m), len(wire))
+
+    end = first(b'"type":"GameEnded"')
+    assert end < len(wire)
+    seed = next(e for e in events if isinstance(e, SeedRevealed)).server_seed
+    assert first(seed.encode()) > end  # fair-play 1.1/1.6: the seed only after the end
+    revealed = {e.position: e for e in events if isinstance(e, CardRevealed)}
+    dealt = [e for e in events if isinstance(e, CardDealt)]
+    assert dealt
+    for card in dealt:
+        shown = first(
+            b'"type":"CardRevealed","seat":%d,"position":%d,' % (card.seat, card.position)
+        )
+        visible_from = shown if card.position in revealed else end
+        assert first(card.salt.encode()) >= visible_from, card  # fair-play 2: private cards
+    order = next(e for e in events if isinstance(e, DeckShuffled)).order
+    assert first(msgspec.json.encode(order)) > end  # the deck order, never before the end
+    for setup in (e for e in events if isinstance(e, SetupRevealed)):
+        assert first(setup.nonce.encode()) == first(b"setup-reveal " + setup.nonce.encode())
+
+
+async def test_each_seat_sees_its_own_cards_and_no_one_elses(client: Client) -> None:
+    """The seat feeds: a seat's own CardDealt whole, the other's reduced to its commitment."""
+    a, b = await asyncio.gather(client.find_match("race", player="cy"),
+                                client.find_match("race", player="di"))  # fmt: skip
+    seen: dict[int, list[StoredEvent]] = {0: [], 1: []}
+
+    async def watch(seat: int, token: str) -> None:
+        async for e in client.watch(a.game_id, seat=seat, token=token):
+            seen[seat].append(e)
+            if e.type == "GameSealed":
+                return
+
+    tokens = {x.seat: x.token for x in (a, b)}
+    watchers = [asyncio.create_task(watch(s, t)) for s, t in tokens.items()]
+    await asyncio.gather(
+        play_seat(client, a.game_id, a.seat, a.token, policy=race_policy, seed=3),
+        play_seat(client, b.game_id, b.seat, b.token, policy=race_policy, seed=4),
+    )
+    await asyncio.wait_for(asyncio.gather(*watchers), 30)
+    dec = msgspec.json.Decoder(CardDealt)
+    for seat, events in seen.items():
+        assert [e.version for e in events] == list(range(1, len(events) + 1))
+        ended = next(e.version for e in events if e.type == "GameEnded")
+        for e in events:
+            if e.type != "CardDealt":
+                continue
+            card = dec.decode(e.body)
+            if card.seat == seat or e.version > ended:
+                assert card.card
+                assert card.salt
+            else:
+                assert (card.card, card.salt) == ("", "")
+                assert e.redacted
+
+
+@pytest.fixture(autouse=True)
+def _race_registered() -> None:
+    register()
+
+
+async def test_killing_the_randomness_service_mid_draw_loses_no_nonce(
+    settings: Settings, store: EventStore, tmp_path: Path
+) -> None:
+    """SIGKILL of the randomness service as a draw request crosses NATS; it restarts at once.
+    The game goes on with the next nonce: no gap, no repeat, and the audit passes."""
+    log = tmp_path / "randomness.log"
+    randomness = start_service("services.randomness", settings, log)
+    killed = asyncio.Event()
+    client = await Client.connect(settings.nats_url)
+    try:
+        await wait_for(client, subjects.RANDOM_SERVICE)
+        draws_seen = 0
+
+        async def on_draw(_: Msg) -> None:
+            nonlocal draws_seen, randomness
+            draws_seen += 1
+            if draws_seen == 5 and not killed.is_set():
+                randomness.kill()  # in the middle of a draw: the request is in flight
+                randomness.wait()
+                killed.set()
+                randomness = start_service("services.randomness", settings, log)
+
+        spy = await client.nc.subscribe(subjects.RANDOM_DRAW, cb=on_draw)
+        async with running(rules_build, settings), running(matchmaking_build, settings):
+            game_id = await play_race(client)
+        await spy.unsubscribe()
+    finally:
+        await client.close()
+        randomness.kill()
+        randomness.wait()
+    assert killed.is_set()
+    stored = await store.read_all(game_id)
+    _, events = decode_log(stored)
+    nonces = [e.nonce for e in events if isinstance(e, (RandomDrawn, DeckShuffled))]
+    assert nonces == list(range(len(nonces)))
+    report = audit(stored)
+    assert report.ok, report.failure
+
+
+def start_service(module: str, settings: Settings, log: Path) -> subprocess.Popen[bytes]:
+    env = {**os.environ, "NATS_URL": settings.nats_url, "REDIS_URL": settings.redis_url,
+           "TABULA_LOG_LEVEL": "info"}  # fmt: skip
+    with log.open("ab") as out:
+        return subprocess.Popen([sys.executable, "-m", module], env=env, stdout=out, stderr=out)
+
+
+async def wait_for(client: Client, service: str) -> None:
+    """Until the service answers $SRV.PING (polled, bounded)."""
+    async with asyncio.timeout(30):
+        while True:
+            try:
+                await client.nc.request(f"$SRV.PING.{service}", b"", timeout=0.5)
+                return
+            except (nats.errors.TimeoutError, nats.errors.NoRespondersError):
+                await asyncio.sleep(0.1)  # poll interval while the process boots
