@@ -15,24 +15,28 @@ import msgspec
 import nats
 import pytest
 from nats.aio.msg import Msg
+from typer.testing import CliRunner, Result
 
 from contracts import subjects
 from contracts.envelope import StoredEvent
 from contracts.events import (
     CardDealt,
     CardRevealed,
+    ClientSeedRevealed,
     DeckShuffled,
     RandomDrawn,
     SeedRevealed,
     SetupRevealed,
 )
 from domain.audit import audit
+from services.cli.main import app
 from services.client.bot import play_seat
 from services.client.client import Client
 from services.matchmaking.__main__ import build as matchmaking_build
 from services.rules.__main__ import build as rules_build
 from services.runtime.codec import decode_log
 from services.runtime.config import Settings
+from services.runtime.embedded import start_valkey
 from services.runtime.eventstore import EventStore
 from tests.conftest import running
 from tests.rulesets import register
@@ -207,3 +211,46 @@ async def wait_for(client: Client, service: str) -> None:
                 return
             except (nats.errors.TimeoutError, nats.errors.NoRespondersError):
                 await asyncio.sleep(0.1)  # poll interval while the process boots
+
+
+async def test_done_when_audit_online_offline_after_import_and_by_openssl(
+    client: Client, store: EventStore, settings: Settings, tmp_path: Path
+) -> None:
+    """Issue 3's bar: a game with dice and private cards played through the services passes
+    `tabula audit`, on its export offline, and after import into a second, empty stack; one of
+    its rolls checks with the openssl recipe of docs/fair-play.md."""
+    game_id = await play_race(client)
+    assert (await tabula(settings.redis_url, "audit", game_id)).exit_code == 0
+    export = tmp_path / "game.jsonl"
+    assert (await tabula(settings.redis_url, "export", game_id, "-o", str(export))).exit_code == 0
+    offline = await tabula("redis://127.0.0.1:1/0", "audit", "--file", str(export))
+    assert offline.exit_code == 0, offline.output  # no server needed: nothing listens there
+    second = start_valkey()  # a second, empty Tabula store
+    try:
+        assert (await tabula(second.url, "import", str(export))).exit_code == 0
+        imported = await tabula(second.url, "audit", game_id)
+        assert imported.exit_code == 0, imported.output
+    finally:
+        second.stop()
+
+    _, events = decode_log(await store.read_all(game_id))
+    seed = next(e for e in events if isinstance(e, SeedRevealed)).server_seed
+    seeds = [e.seed for e in events if isinstance(e, ClientSeedRevealed)]
+    roll = next(e for e in events if isinstance(e, RandomDrawn))
+
+    def openssl(data: str, *args: str) -> str:
+        done = subprocess.run(["openssl", "dgst", "-sha256", *args], input=data.encode(),
+                              capture_output=True, check=True)  # fmt: skip
+        return done.stdout.decode().split("= ")[-1].strip()
+
+    mix = openssl(":".join(seeds))
+    block = openssl(f"v1:{game_id}:{mix}:{roll.nonce}:0", "-hmac", seed)
+    limit = 256 - 256 % roll.n
+    first = next(b for b in bytes.fromhex(block) if b < limit)
+    assert first % roll.n == roll.value
+
+
+async def tabula(redis_url: str, *args: str) -> Result:
+    """The CLI in-process (so the test ruleset is known), in a thread: it runs its own loop."""
+    env = {"REDIS_URL": redis_url, "NATS_URL": "nats://127.0.0.1:1"}
+    return await asyncio.to_thread(CliRunner().invoke, app, list(args), env=env)
