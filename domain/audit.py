@@ -23,17 +23,15 @@ Pure: no I/O, no clock. The services read the log; this module only judges it.
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, NamedTuple, Union
+from typing import Any, NamedTuple
 
 import msgspec
 
 from contracts.envelope import StoredEvent
 from contracts.events import (
-    PLATFORM_EVENTS,
     CardDealt,
     CardRevealed,
     ClientSeedCommitted,
@@ -52,7 +50,7 @@ from contracts.events import (
 from domain import fairplay
 from domain.core.ruleset import Rejection, Ruleset
 from domain.core.table import Table, evolve, open_table, outcome
-from domain.registry import find_ruleset
+from domain.registry import event_decoder, find_ruleset
 
 __all__ = ["AuditReport", "Check", "Failure", "audit"]
 
@@ -111,12 +109,6 @@ class _Discrepancy(Exception):
 
 def _tag(event: Event) -> str:
     return str(type(event).__struct_config__.tag)
-
-
-@functools.cache
-def _decoder(types: tuple[type[Event], ...]) -> msgspec.json.Decoder[Event]:
-    union: Any = Union.__getitem__(types)
-    return msgspec.json.Decoder(union)
 
 
 def _short(text: str, limit: int = 16) -> str:
@@ -302,7 +294,7 @@ class _Auditor:
             except ValueError as exc:
                 raise _Discrepancy(f"cannot replay: {exc}") from None
             self.ruleset = ruleset
-            self.decode = _decoder((*PLATFORM_EVENTS, *ruleset.events)).decode
+            self.decode = event_decoder(ruleset.name).decode
             return self.created
         try:
             return self.decode(bytes(s.body))

@@ -1,8 +1,12 @@
 """Ruleset lookup by name. Variants are parsed by each ruleset from the variant string."""
 
-from typing import Any
+import functools
+from typing import Any, Union
+
+import msgspec
 
 from contracts.errors import ErrorCode
+from contracts.events import PLATFORM_EVENTS, Event
 from domain.chess3d import CHESS3D
 from domain.core import Ruleset, VariantError
 
@@ -17,3 +21,11 @@ def find_ruleset(name: str) -> Ruleset[Any, Any]:
         raise VariantError(
             ErrorCode.UNKNOWN_RULESET, f"unknown ruleset {name!r} (known: {known})"
         ) from None
+
+
+@functools.cache
+def event_decoder(name: str) -> msgspec.json.Decoder[Event]:
+    """One typed decoder for a ruleset's games: its events and the platform's, as a union."""
+    types = (*PLATFORM_EVENTS, *find_ruleset(name).events)
+    union: Any = Union.__getitem__(types)
+    return msgspec.json.Decoder(union)

@@ -3,8 +3,7 @@
 `play` is the single place a move changes a position; decide and evolve both use it.
 """
 
-from dataclasses import dataclass
-from typing import Final
+from typing import Final, NamedTuple
 
 from domain.chess3d.geometry import (
     BLACK,
@@ -46,8 +45,7 @@ STARTING_FEN: Final = (
 _LEVEL_STEPS: Final = frozenset((LEVEL, -LEVEL, 2 * LEVEL, -2 * LEVEL))
 
 
-@dataclass(frozen=True, slots=True)
-class Position:
+class Position(NamedTuple):
     """A position: 3D-FEN fields 1-8, the King cubes, and the repetition record.
 
     `history` holds the repetition keys (C3-7.5.1) of the positions since the last

@@ -1,7 +1,6 @@
 """The 3-D Chess ruleset: decide (checked) and evolve (unchecked), end-of-game checks (C3-4.4)."""
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
 from enum import StrEnum
 from functools import lru_cache
 from typing import Any, Final, NamedTuple
@@ -89,8 +88,7 @@ class Command(StrEnum):
 Action = Move | Command
 
 
-@dataclass(frozen=True, slots=True)
-class State:
+class State(NamedTuple):
     config: Config
     pos: Position
     offer: int = -1  # seat whose draw offer stands (C3-7.7), -1 if none
@@ -249,17 +247,17 @@ class Chess3D:
                 state.outcome,
             )
         if isinstance(event, DrawOffered):
-            return replace(state, offer=event.seat, offered=state.offered | (1 << event.seat))
+            return state._replace(offer=event.seat, offered=state.offered | (1 << event.seat))
         if isinstance(event, DrawDeclined):
-            return replace(state, offer=-1)
+            return state._replace(offer=-1)
         if isinstance(event, DrawAccepted):
-            return replace(state, offer=-1, outcome=_draw("agreement"))
+            return state._replace(offer=-1, outcome=_draw("agreement"))
         if isinstance(event, MateDemanded):
-            return replace(state, pos=with_demand(state.pos))
+            return state._replace(pos=with_demand(state.pos))
         if isinstance(event, Resigned):
-            return replace(state, outcome=_win(event.seat ^ 1, "resignation"))
+            return state._replace(outcome=_win(event.seat ^ 1, "resignation"))
         if isinstance(event, GameEnded):
-            return replace(state, outcome=Outcome(event.result, event.reason, tuple(event.winners)))
+            return state._replace(outcome=Outcome(event.result, event.reason, tuple(event.winners)))
         return state  # GameCreated, GameSealed and unknown events leave the state unchanged
 
     # Projections --------------------------------------------------------------------------

@@ -18,7 +18,7 @@ Platform actions are plain text, like a ruleset's: `seed-commit <sha256>`,
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, cast
+from typing import Any, NamedTuple, cast
 
 import msgspec
 
@@ -95,8 +95,9 @@ class Screen:
         return all(self.revealed)
 
 
-@dataclass(frozen=True, slots=True)
-class Table:
+class Table(NamedTuple):
+    """Immutable (a NamedTuple: built per event, so it must be cheap to build)."""
+
     ruleset: Ruleset[Any, Any]
     game_id: str
     created: GameCreated
@@ -106,7 +107,7 @@ class Table:
     sealed: bool = False
 
     def _with(self, **changes: Any) -> "Table":
-        return replace(self, **changes)
+        return self._replace(**changes)
 
 
 def open_table(ruleset: Ruleset[Any, Any], game_id: str, created: GameCreated) -> Table:

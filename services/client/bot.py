@@ -18,9 +18,9 @@ from contracts.errors import ErrorCode
 from domain import fairplay
 from domain.core import Outcome, Ruleset
 from domain.core import table as tables
-from domain.registry import find_ruleset
+from domain.registry import event_decoder, find_ruleset
 from services.client.client import Client, TabulaError
-from services.runtime.codec import created, decoder
+from services.runtime.codec import created
 
 Policy = Callable[[Ruleset[Any, Any], Any, int, random.Random], Any]
 NON_MOVES = frozenset({"resign", "offer-draw", "accept-draw", "decline-draw"})
@@ -89,7 +89,7 @@ async def play_seat(client: Client, game_id: str, seat: int, token: str, *,
         if table is None:
             first = created(stored)
             rs = find_ruleset(first.ruleset)
-            dec = decoder(rs.name)
+            dec = event_decoder(rs.name)
             table = tables.open_table(rs, game_id, first)
         else:
             table = tables.evolve(table, dec.decode(stored.body))

@@ -52,12 +52,12 @@ from domain import fairplay
 from domain.core import Decision, DrawRequest, DrawResult, NeedDraws, Rejection, VariantError
 from domain.core import table as tables
 from domain.core.table import Table
-from domain.registry import find_ruleset
+from domain.registry import event_decoder, find_ruleset
 from services.client.client import Client, TabulaError
 from services.client.sealing import seal
 from services.randomness.handlers import secret_field, secret_key
 from services.rules.tokens import seat_token
-from services.runtime.codec import decode_log, decoder, encode
+from services.runtime.codec import decode_log, encode
 from services.runtime.eventstore import Appended, EventStore, NewEvent
 
 log = structlog.get_logger()
@@ -166,7 +166,7 @@ class Rules:
         if stored.redacted:
             del self.cache[stored.game_id]
             return
-        event = decoder(game.table.ruleset.name).decode(stored.body)
+        event = event_decoder(game.table.ruleset.name).decode(stored.body)
         game.table = tables.evolve(game.table, event)
         game.version, game.hash = stored.version, stored.hash
 
@@ -175,7 +175,7 @@ class Rules:
         stored = await self.store.read_all(game_id, after=game.version)
         if not stored:
             return False
-        dec = decoder(game.table.ruleset.name)
+        dec = event_decoder(game.table.ruleset.name)
         for s in stored:
             game.table = tables.evolve(game.table, dec.decode(s.body))
         game.version, game.hash = stored[-1].version, stored[-1].hash
@@ -372,7 +372,7 @@ class Rules:
         stored = await self.store.read(req.game_id, req.after, max(1, min(req.limit, 1000)))
         head = await self.store.head(req.game_id)
         assert head is not None
-        dec = decoder(game.table.ruleset.name)
+        dec = event_decoder(game.table.ruleset.name)
         public: list[StoredEvent] = []
         sealed: list[SealedEvent] = []
         for s in stored:

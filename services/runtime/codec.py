@@ -1,23 +1,16 @@
-"""Decoding stored events: one typed decoder per ruleset (its events plus the platform's)."""
+"""Decoding a stored log: its ruleset (from GameCreated) and its events."""
 
-import functools
 from collections.abc import Sequence
-from typing import Any, Union
+from typing import Any
 
 import msgspec
 
 from contracts.envelope import StoredEvent
-from contracts.events import PLATFORM_EVENTS, Event, GameCreated
+from contracts.events import Event, GameCreated
 from domain.core import Ruleset
-from domain.registry import find_ruleset
+from domain.registry import event_decoder, find_ruleset
 
 encode = msgspec.json.Encoder().encode
-
-
-@functools.cache
-def decoder(ruleset_name: str) -> msgspec.json.Decoder[Event]:
-    types = (*PLATFORM_EVENTS, *find_ruleset(ruleset_name).events)
-    return msgspec.json.Decoder(Union[types])  # noqa: UP007
 
 
 class LogError(ValueError):
@@ -35,5 +28,5 @@ def decode_log(stored: Sequence[StoredEvent]) -> tuple[Ruleset[Any, Any], list[E
     if not stored:
         raise LogError("empty log")
     name = created(stored[0]).ruleset
-    dec = decoder(name)
+    dec = event_decoder(name)
     return find_ruleset(name), [dec.decode(s.body) for s in stored]

@@ -8,6 +8,7 @@ while a round trip is in flight goes out in the next pipeline, one round trip pe
 
 import asyncio
 import contextlib
+import math
 import time
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
@@ -23,7 +24,10 @@ from contracts.envelope import StoredEvent
 from contracts.events import GameCreated, GameEnded, GameSealed
 from domain import fairplay
 
-GAMES_INDEX = "tabula:games"  # sorted set: game id scored by creation time (ms)
+GAMES_INDEX = "tabula:games"
+BATCH_TIMEOUT = (
+    30.0  # seconds for one batch's round trip  # sorted set: game id scored by creation time (ms)
+)
 
 
 def connect(url: str, max_connections: int = 64) -> "aioredis.Redis":
@@ -253,13 +257,15 @@ class EventStore:
             pool = self.redis.connection_pool
             conn = await pool.get_connection()
             try:
-                await conn.send_packed_command(packed, check_health=False)
-                results: list[Any] = []
-                for _ in batch:
-                    try:
-                        results.append(await conn.read_response())
-                    except ResponseError as exc:  # this command's error; the rest stand
-                        results.append(exc)
+                # One deadline for the whole round trip, not a timer per reply (inf: none).
+                async with asyncio.timeout(BATCH_TIMEOUT):
+                    await conn.send_packed_command(packed, check_health=False)
+                    results: list[Any] = []
+                    for _ in batch:
+                        try:
+                            results.append(await conn.read_response(timeout=math.inf))
+                        except ResponseError as exc:  # this command's error; the rest stand
+                            results.append(exc)
             except BaseException:
                 await conn.disconnect()  # replies may be half-read: never reuse it
                 raise
