@@ -18,6 +18,7 @@ class CreateGame(Request, frozen=True, kw_only=True):
     game_id: str | None = None
     players: list[str] = []
     position: str = ""
+    reveal_deadline_ms: int | None = None  # None: the platform default (GameCreated's)
 
 
 class Act(Request, frozen=True, kw_only=True):

@@ -28,6 +28,9 @@ class GameCreated(Event, tag="GameCreated", frozen=True, kw_only=True):
     # the commit/reveal of section 3.
     randomness: bool = False
     hidden_setup: bool = False
+    # How long seats owing a seed or setup step may keep the others waiting before a waiting
+    # seat may claim the game (fair-play 1.3 and 3: a missing reveal loses).
+    reveal_deadline_ms: int = 300_000
 
 
 class Resigned(Event, tag="Resigned", frozen=True, kw_only=True):
@@ -120,6 +123,13 @@ class SetupRevealed(Event, tag="SetupRevealed", frozen=True, kw_only=True):
     rejected: str = ""
 
 
+class TimedOut(Event, tag="TimedOut", frozen=True, kw_only=True):
+    """Seats that owed a seed or setup step past the deadline; a forfeit follows."""
+
+    seats: list[int]
+    idle_ms: int  # how long they had kept the table waiting, as the rules service measured
+
+
 class SeedRevealed(Event, tag="SeedRevealed", frozen=True, kw_only=True):
     """The server seed, once the game has ended (section 1.6)."""
 
@@ -136,6 +146,7 @@ FAIR_PLAY_EVENTS: tuple[type[Event], ...] = (
     CardRevealed,
     SetupCommitted,
     SetupRevealed,
+    TimedOut,
     SeedRevealed,
 )
 PLATFORM_EVENTS: tuple[type[Event], ...] = (

@@ -12,7 +12,9 @@ game. Around it the table runs, as pure data (../shared/design/fair-play-protoco
 - visibility: who may see what of each event; after the game everything is public.
 
 Platform actions are plain text, like a ruleset's: `seed-commit <sha256>`,
-`seed-reveal <client seed>`, `setup-commit <sha256>`, `setup-reveal <nonce> <setup>`.
+`seed-reveal <client seed>`, `setup-commit <sha256>`, `setup-reveal <nonce> <setup>`, and
+`claim-timeout` (a waiting seat, once the seats owing a step are past the game's deadline).
+A ruleset with randomness or a hidden setup implements `HiddenSetup.forfeit`.
 """
 
 import re
@@ -36,6 +38,7 @@ from contracts.events import (
     SeedRevealed,
     SetupCommitted,
     SetupRevealed,
+    TimedOut,
 )
 from domain import fairplay
 from domain.core.ruleset import (
@@ -52,7 +55,7 @@ NONCED = frozenset({"die", "uniform", "shuffle"})
 _HEX64 = re.compile(r"^[0-9a-f]{64}$")
 # Events the table keeps for itself; every other event is the ruleset's to evolve.
 _TABLE_ONLY = (SeedCommitted, ClientSeedCommitted, ClientSeedRevealed, SetupCommitted,
-               SeedRevealed)  # fmt: skip
+               SeedRevealed, TimedOut)  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,6 +157,8 @@ def evolve(table: Table, event: Event) -> Table:
     if isinstance(event, SeedRevealed):
         assert fair is not None
         return table._with(fair=replace(fair, server_seed=event.server_seed))
+    if isinstance(event, TimedOut):
+        return table  # the forfeit that follows ends the game
     if isinstance(event, SetupCommitted):
         assert screen is not None
         commitments = _put(screen.commitments, event.seat, event.commitment)
@@ -213,8 +218,12 @@ def _refuse(code: ErrorCode, reason: str, clause: str = "") -> Rejection:
     return Rejection(code, reason, clause)
 
 
-def decide(table: Table, seat: int, text: str, draws: Sequence[DrawResult] = ()) -> Decision:
-    """Decide a seat's action (text) at this table; see the module docstring."""
+def decide(
+    table: Table, seat: int, text: str, draws: Sequence[DrawResult] = (), idle_ms: int = 0
+) -> Decision:
+    """Decide a seat's action (text) at this table; see the module docstring. `idle_ms` is how
+    long the table has waited since its last event, as the caller measured it (time comes in as
+    data: the domain reads no clock); only `claim-timeout` looks at it."""
     if outcome(table) is not None:
         return _refuse(ErrorCode.GAME_ENDED, "the game has ended")
     if not 0 <= seat < table.created.seats:  # the seed and setup tuples are indexed by seat
@@ -224,6 +233,8 @@ def decide(table: Table, seat: int, text: str, draws: Sequence[DrawResult] = ())
         return _seed_action(table, seat, verb, rest.strip())
     if verb in ("setup-commit", "setup-reveal"):
         return _setup_action(table, seat, verb, rest.strip())
+    if verb == "claim-timeout":
+        return _claim_timeout(table, seat, idle_ms)
     current = phase(table)
     if current == "seeding":
         return _refuse(ErrorCode.NOT_STARTED, "waiting for every seat's client seed",
@@ -307,6 +318,25 @@ def _seed_action(table: Table, seat: int, verb: str, arg: str) -> Decision:
         return _refuse(ErrorCode.ILLEGAL_ACTION, "this seed does not match your commitment",
                        "fair-play 1.3")  # fmt: skip
     return (ClientSeedRevealed(seat=seat, seed=arg),)
+
+
+def _claim_timeout(table: Table, seat: int, idle_ms: int) -> Decision:
+    """A waiting seat claims the game from seats that owe a seed or setup step past the
+    deadline: a missing reveal loses (fair-play 1.3, 3). In play, time is the ruleset's."""
+    if phase(table) not in ("seeding", "setup"):
+        return _refuse(ErrorCode.ILLEGAL_ACTION, "nothing is owed: seeds and setup are done",
+                       "fair-play 1.3")  # fmt: skip
+    laggards = sorted(to_act(table))
+    if seat in laggards or not laggards:
+        return _refuse(ErrorCode.ILLEGAL_ACTION, "only a seat kept waiting may claim",
+                       "fair-play 1.3")  # fmt: skip
+    deadline = table.created.reveal_deadline_ms
+    if idle_ms < deadline:
+        return _refuse(ErrorCode.ILLEGAL_ACTION,
+                       f"the deadline is {deadline} ms; the table has waited {idle_ms} ms",
+                       "fair-play 1.3")  # fmt: skip
+    forfeit = cast(HiddenSetup[Any], table.ruleset).forfeit(table.game, laggards[0], "timeout")
+    return (TimedOut(seats=laggards, idle_ms=idle_ms), *forfeit)
 
 
 def _setup_action(table: Table, seat: int, verb: str, arg: str) -> Decision:

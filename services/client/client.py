@@ -104,8 +104,10 @@ class Client:
         game_id: str | None = None,
         position: str = "",
         command_id: str | None = None,
+        reveal_deadline_ms: int | None = None,
     ) -> Created:
         req = CreateGame(
+            reveal_deadline_ms=reveal_deadline_ms,
             command_id=command_id or new_id(),
             ruleset=ruleset,
             variant=variant,

@@ -15,6 +15,7 @@ import asyncio
 import hashlib
 import hmac
 import re
+import time
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -74,6 +75,7 @@ class Game:
     tokens: tuple[str, ...]  # derived once per game, then compared in constant time
     version: int
     hash: str
+    last_ms: int  # when the last event was stored (for reveal deadlines)
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
 
@@ -138,7 +140,7 @@ class Rules:
         ruleset, events = decode_log(stored)
         table = tables.fold(ruleset, game_id, events)
         tokens = self.tokens(game_id, table.created.seats)
-        return Game(table, tokens, stored[-1].version, stored[-1].hash)
+        return Game(table, tokens, stored[-1].version, stored[-1].hash, stored[-1].time_ms)
 
     def tokens(self, game_id: str, seats: int) -> tuple[str, ...]:
         return tuple(seat_token(self.secret, game_id, s) for s in range(seats))
@@ -168,7 +170,7 @@ class Rules:
             return
         event = event_decoder(game.table.ruleset.name).decode(stored.body)
         game.table = tables.evolve(game.table, event)
-        game.version, game.hash = stored.version, stored.hash
+        game.version, game.hash, game.last_ms = stored.version, stored.hash, stored.time_ms
 
     async def catch_up(self, game_id: str, game: Game) -> bool:
         """Apply events other replicas appended since `game.version`; True if any."""
@@ -178,7 +180,11 @@ class Rules:
         dec = event_decoder(game.table.ruleset.name)
         for s in stored:
             game.table = tables.evolve(game.table, dec.decode(s.body))
-        game.version, game.hash = stored[-1].version, stored[-1].hash
+        game.version, game.hash, game.last_ms = (
+            stored[-1].version,
+            stored[-1].hash,
+            stored[-1].time_ms,
+        )
         return True
 
     # -- handlers ----------------------------------------------------------------------------
@@ -197,6 +203,10 @@ class Rules:
             return error(ErrorCode.MALFORMED,
                          f"{len(req.players)} players named for {created.seats} seats")  # fmt: skip
         created = msgspec.structs.replace(created, game_id=game_id, players=list(req.players))
+        if req.reveal_deadline_ms is not None:
+            if req.reveal_deadline_ms < 0:
+                return error(ErrorCode.MALFORMED, "reveal_deadline_ms must be >= 0")
+            created = msgspec.structs.replace(created, reveal_deadline_ms=req.reveal_deadline_ms)
         events: list[Event] = [created]
         if created.randomness:  # the server is bound before any player speaks (protocol 1.1)
             try:
@@ -218,7 +228,7 @@ class Rules:
         tokens = self.tokens(game_id, created.seats)
         if not result.duplicate:
             await self.store.register_game(game_id, ruleset.name, result.events[0].time_ms)
-            game = Game(table, tokens, result.version, result.hash)
+            game = Game(table, tokens, result.version, result.hash, result.events[-1].time_ms)
             self._remember(game_id, game)
             await self.publish(game, result, events)
         grants = [SeatGrant(seat=s, token=t) for s, t in enumerate(tokens)]
@@ -245,10 +255,11 @@ class Rules:
         for _attempt in range(MAX_ATTEMPTS):
             decision: Decision | None = self._check(req, game)
             if decision is None:
-                decision = tables.decide(game.table, req.seat, req.action)
+                idle_ms = int(time.time() * 1000) - game.last_ms
+                decision = tables.decide(game.table, req.seat, req.action, idle_ms=idle_ms)
                 while isinstance(decision, NeedDraws):
                     draws = await self.draws(req.game_id, game.table, decision.requests)
-                    decision = tables.decide(game.table, req.seat, req.action, draws)
+                    decision = tables.decide(game.table, req.seat, req.action, draws, idle_ms)
             if isinstance(decision, Rejection):
                 # Before refusing, make sure the refusal is not an artefact of a stale cache or
                 # of a retry of a command that was already applied.
@@ -284,6 +295,7 @@ class Rules:
                 table = tables.evolve(table, sealed)
                 events.append(sealed)
             game.table, game.version, game.hash = table, result.version, result.hash
+            game.last_ms = result.events[-1].time_ms
             if outcome is not None:
                 await self.store.mark_ended(req.game_id, outcome.result, outcome.reason)
             await self.publish(game, result, events)
@@ -357,7 +369,11 @@ class Rules:
             return
         sealed = _sealed(result)
         game.table = tables.evolve(tables.evolve(game.table, event), sealed)
-        game.version, game.hash = result.version, result.hash
+        game.version, game.hash, game.last_ms = (
+            result.version,
+            result.hash,
+            result.events[-1].time_ms,
+        )
         await self.publish(game, result, [event, sealed])
 
     async def read(self, req: ReadEvents) -> Reply:

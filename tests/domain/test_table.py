@@ -27,6 +27,7 @@ from contracts.events import (
     SeedRevealed,
     SetupCommitted,
     SetupRevealed,
+    TimedOut,
 )
 from domain import fairplay
 from domain.chess3d import CHESS3D
@@ -616,3 +617,28 @@ def test_unknown_seat_refused(seat: int, phase: str) -> None:
     commitment = fairplay.client_seed_commitment(GAME, 1, SEEDS[1])
     for text in (f"seed-commit {commitment}", f"setup-commit {commitment}", "roll", "resign"):
         assert rejected(tables.decide(game.table, seat, text)).code is ErrorCode.UNKNOWN_SEAT
+
+
+def test_a_seat_kept_waiting_claims_the_game_after_the_deadline() -> None:
+    """fair-play 1.3: a seat that does not reveal in time forfeits; the claim is refused to the
+    laggard itself and before the deadline (time comes in as data: idle_ms)."""
+    register()
+    created = msgspec.structs.replace(RACE.create(""), game_id="g-late", reveal_deadline_ms=1000)
+    table = tables.open_table(RACE, "g-late", created)
+    table = tables.evolve(table, SeedCommitted(commitment="0" * 64))
+    digest = fairplay.client_seed_commitment("g-late", 0, "alice0123456789ab")
+    table = tables.evolve(table, ClientSeedCommitted(seat=0, commitment=digest))
+    early = tables.decide(table, 0, "claim-timeout", idle_ms=999)
+    assert isinstance(early, Rejection)
+    assert early.clause == "fair-play 1.3"
+    laggard = tables.decide(table, 1, "claim-timeout", idle_ms=5000)
+    assert isinstance(laggard, Rejection)
+    events = tables.decide(table, 0, "claim-timeout", idle_ms=1000)
+    assert isinstance(events, tuple)
+    assert events[0] == TimedOut(seats=[1], idle_ms=1000)
+    ended = events[-1]
+    assert isinstance(ended, GameEnded)
+    assert ended.winners == [0]
+    for event in events:
+        table = tables.evolve(table, event)
+    assert tables.phase(table) == "ended"

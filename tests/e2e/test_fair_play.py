@@ -19,19 +19,23 @@ from typer.testing import CliRunner, Result
 
 from contracts import subjects
 from contracts.envelope import StoredEvent
+from contracts.errors import ErrorCode
 from contracts.events import (
     CardDealt,
     CardRevealed,
     ClientSeedRevealed,
     DeckShuffled,
+    GameEnded,
     RandomDrawn,
     SeedRevealed,
     SetupRevealed,
+    TimedOut,
 )
+from domain import fairplay
 from domain.audit import audit
 from services.cli.main import app
 from services.client.bot import play_seat
-from services.client.client import Client
+from services.client.client import Client, TabulaError
 from services.matchmaking.__main__ import build as matchmaking_build
 from services.rules.__main__ import build as rules_build
 from services.runtime.codec import decode_log
@@ -254,3 +258,30 @@ async def tabula(redis_url: str, *args: str) -> Result:
     """The CLI in-process (so the test ruleset is known), in a thread: it runs its own loop."""
     env = {"REDIS_URL": redis_url, "NATS_URL": "nats://127.0.0.1:1"}
     return await asyncio.to_thread(CliRunner().invoke, app, list(args), env=env)
+
+
+async def test_a_missing_seed_reveal_loses_the_game_after_the_deadline(
+    client: Client, store: EventStore
+) -> None:
+    """fair-play 1.3: seat 1 never commits its client seed; once the (here zero) deadline has
+    passed, seat 0 claims the game; the seed is revealed, the log sealed, the audit passes."""
+    created = await client.create_game("race", reveal_deadline_ms=0)
+    game_id = created.game_id
+    tokens = [s.token for s in created.seats]
+    digest = fairplay.client_seed_commitment(game_id, 0, "patient0123456789")
+    await client.act(game_id, 0, tokens[0], f"seed-commit {digest}")
+    with pytest.raises(TabulaError) as exc:  # the laggard cannot claim against the others
+        await client.act(game_id, 1, tokens[1], "claim-timeout")
+    assert exc.value.code == ErrorCode.ILLEGAL_ACTION
+    await client.act(game_id, 0, tokens[0], "claim-timeout")
+    stored = await store.read_all(game_id)
+    _, events = decode_log(stored)
+    tail = [type(e).__name__ for e in events][-4:]
+    assert tail == ["TimedOut", "GameEnded", "SeedRevealed", "GameSealed"]
+    timed_out = next(e for e in events if isinstance(e, TimedOut))
+    assert timed_out.seats == [1]
+    ended = next(e for e in events if isinstance(e, GameEnded))
+    assert ended.winners == [0]
+    assert type(events[-1]).__name__ == "GameSealed"
+    report = audit(stored)
+    assert report.ok, report.failure
