@@ -121,6 +121,10 @@ class View(Reply, tag="view", frozen=True, kw_only=True):
     to_act: list[int]
     position: str  # ruleset position notation (e.g. 3D-FEN)
     legal: list[str] = []  # the seat's legal actions, when a seat asked
+    # In a game with hidden information the seat's legal actions may tell its secrets (a hand,
+    # a hidden piece): they come sealed to the seat instead (services.client.sealing, "legal").
+    legal_nonce: str = ""
+    legal_box: str = ""
     phase: str = ""  # "seeding" | "setup" | "play" | "ended" (domain.core.table)
     result: str = ""
     reason: str = ""

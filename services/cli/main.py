@@ -16,7 +16,8 @@ from rich.table import Table
 from contracts.envelope import StoredEvent
 from domain import fairplay
 from domain.audit import AuditReport, audit
-from domain.core import VariantError, fold
+from domain.core import VariantError
+from domain.core import table as tables
 from domain.registry import RULESETS, find_ruleset
 from services.runtime import config
 from services.runtime.codec import decode_log
@@ -125,11 +126,11 @@ def replay(
     if to is not None:
         stored = [s for s in stored if s.version <= to]
     ruleset, events = decode_log(stored)
-    state = fold(ruleset, events)
-    out.print(ruleset.render(state), markup=False, highlight=False)
-    out.print(f"position: {ruleset.position(state)}", markup=False, highlight=False)
-    outcome = ruleset.outcome(state)
-    status = f"{outcome.result} by {outcome.reason}" if outcome else "in play"
+    table = tables.fold(ruleset, stored[0].game_id, events)  # as the rules service folds it
+    out.print(ruleset.render(table.game), markup=False, highlight=False)
+    out.print(f"position: {ruleset.position(table.game)}", markup=False, highlight=False)
+    outcome = tables.outcome(table)
+    status = f"{outcome.result} by {outcome.reason}" if outcome else f"in {tables.phase(table)}"
     out.print(f"version {stored[-1].version}, {status}")
 
 

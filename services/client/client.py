@@ -34,7 +34,7 @@ from contracts.commands import (
 )
 from contracts.envelope import SealedEvent, StoredEvent
 from contracts.errors import ErrorCode
-from services.client.sealing import unseal
+from services.client.sealing import open_bytes, unseal
 
 T = TypeVar("T", bound=Reply)
 _encode = msgspec.json.Encoder().encode
@@ -152,9 +152,15 @@ class Client:
             after = page.events[-1].version
 
     async def view(self, game_id: str, seat: int | None = None, token: str = "") -> View:
-        return await self.request(
-            subjects.RULES_VIEW, GetView(game_id=game_id, seat=seat, token=token), View
-        )
+        """The game as `seat` sees it (None: a spectator); sealed legal actions are opened."""
+        req = GetView(game_id=game_id, seat=seat, token=token)
+        view = await self.request(subjects.RULES_VIEW, req, View)
+        if view.legal_box and seat is not None:
+            legal = open_bytes(token, game_id, seat, view.version, "legal", view.legal_nonce,
+                               view.legal_box)  # fmt: skip
+            view = msgspec.structs.replace(view, legal=msgspec.json.decode(legal, type=list[str]),
+                                           legal_nonce="", legal_box="")  # fmt: skip
+        return view
 
     async def watch(self, game_id: str, after: int = 0, seat: int | None = None,
                     token: str = "") -> AsyncIterator[StoredEvent]:  # fmt: skip

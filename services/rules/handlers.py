@@ -55,7 +55,7 @@ from domain.core import table as tables
 from domain.core.table import Table
 from domain.registry import event_decoder, find_ruleset
 from services.client.client import Client, TabulaError
-from services.client.sealing import seal
+from services.client.sealing import seal, seal_bytes
 from services.randomness.handlers import secret_field, secret_key
 from services.rules.tokens import seat_token
 from services.runtime.codec import decode_log, encode
@@ -415,11 +415,19 @@ class Rules:
                 legal = [rs.format_action(table.game, a)
                          for a in rs.legal_actions(table.game, req.seat)]  # fmt: skip
         outcome = tables.outcome(table)
+        nonce = box = ""
+        hidden = table.created.randomness or table.created.hidden_setup
+        if legal and hidden and outcome is None:
+            assert req.seat is not None
+            nonce, box = seal_bytes(req.token, req.game_id, req.seat, game.version, "legal",
+                                    msgspec.json.encode(legal))  # fmt: skip
+            legal = []
         return View(
             game_id=req.game_id, version=game.version, ruleset=rs.name,
             variant=table.created.variant, seat=req.seat, to_act=sorted(tables.to_act(table)),
             position=rs.position(table.game), legal=legal, phase=tables.phase(table),
             result=outcome.result if outcome else "", reason=outcome.reason if outcome else "",
+            legal_nonce=nonce, legal_box=box,
         )  # fmt: skip
 
     def project(self, game: Game, stored: StoredEvent, event: Event

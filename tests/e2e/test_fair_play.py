@@ -18,6 +18,7 @@ from nats.aio.msg import Msg
 from typer.testing import CliRunner, Result
 
 from contracts import subjects
+from contracts.commands import GetView, View
 from contracts.envelope import StoredEvent
 from contracts.errors import ErrorCode
 from contracts.events import (
@@ -285,3 +286,30 @@ async def test_a_missing_seed_reveal_loses_the_game_after_the_deadline(
     assert type(events[-1]).__name__ == "GameSealed"
     report = audit(stored)
     assert report.ok, report.failure
+
+
+async def test_a_seats_legal_actions_travel_sealed_in_a_hidden_game(client: Client) -> None:
+    """A seat's legal actions can tell its hand: in a game with hidden information they cross
+    NATS sealed to the seat; the seat's client opens them; the raw reply holds none."""
+    created = await client.create_game("race")
+    game_id, tokens = created.game_id, [s.token for s in created.seats]
+    seeds = ["ann0123456789abcd", "bob0123456789abcd"]
+    for verb, args in (("seed-commit", [fairplay.client_seed_commitment(game_id, s, seeds[s])
+                                        for s in (0, 1)]),
+                       ("seed-reveal", seeds)):  # fmt: skip
+        for seat in (0, 1):
+            await client.act(game_id, seat, tokens[seat], f"{verb} {args[seat]}")
+    setup, nonce = b'{"boost":1}', "ab" * 32
+    for seat in (0, 1):
+        digest = fairplay.setup_commitment(game_id, seat, nonce, setup)
+        await client.act(game_id, seat, tokens[seat], f"setup-commit {digest}")
+    for seat in (0, 1):
+        await client.act(game_id, seat, tokens[seat], f"setup-reveal {nonce} {setup.decode()}")
+    raw = await client.request(
+        subjects.RULES_VIEW, GetView(game_id=game_id, seat=0, token=tokens[0]), View
+    )
+    assert raw.phase == "play"
+    assert raw.legal == []
+    assert raw.legal_box
+    opened = await client.view(game_id, 0, tokens[0])
+    assert {"roll", "draw"} <= set(opened.legal)
