@@ -9,8 +9,9 @@ from contracts.errors import ErrorCode
 from contracts.events import PLATFORM_EVENTS, Event
 from domain.chess3d import CHESS3D
 from domain.core import Ruleset, VariantError
+from domain.cyvasse import CYVASSE
 
-RULESETS: dict[str, Ruleset[Any, Any]] = {CHESS3D.name: CHESS3D}
+RULESETS: dict[str, Ruleset[Any, Any]] = {CHESS3D.name: CHESS3D, CYVASSE.name: CYVASSE}
 
 
 def find_ruleset(name: str) -> Ruleset[Any, Any]:

@@ -32,6 +32,7 @@ from contracts.events import (
     DeckShuffled,
     Event,
     GameCreated,
+    GameEnded,
     GameSealed,
     RandomDrawn,
     SeedCommitted,
@@ -376,7 +377,13 @@ def _setup_action(table: Table, seat: int, verb: str, arg: str) -> Decision:
             rejected = problem.reason + (f" [{problem.clause}]" if problem.clause else "")
     revealed = SetupRevealed(seat=seat, nonce=nonce, setup=setup, rejected=rejected)
     if not rejected:
-        return (revealed,)
+        # The last reveal may decide the game at once (a King already mated in Cyvasse A):
+        # the log then says so, as after any other action.
+        ended = table.ruleset.outcome(table.ruleset.evolve(table.game, revealed))
+        if ended is None:
+            return (revealed,)
+        return (revealed, GameEnded(result=ended.result, reason=ended.reason,
+                                    winners=list(ended.winners)))  # fmt: skip
     forfeit = cast(HiddenSetup[Any], table.ruleset).forfeit(table.game, seat, rejected)
     return (revealed, *forfeit)
 

@@ -254,9 +254,12 @@ async def bench(games: int, plies: int, rounds: int, open_games: int, workdir: P
         valkey.stop()
 
     from tests.bench.adjudication import main as adjudication
+    from tests.bench.cyvasse import main as cyvasse
 
     print("\n3-D Chess adjudication (decide + evolve + end-of-game checks), in process:")
     adjudication([])
+    print("\nCyvasse adjudication, in process:")
+    cyvasse()
 
 
 def main() -> None:

@@ -1,0 +1,519 @@
+"""The Cyvasse ruleset: decide (checked) and evolve (unchecked), the hidden setup and the end
+of the game (CY-4.4, CY-7), versions A and B on square boards with options b-d."""
+
+import re
+from collections.abc import Callable, Sequence
+from enum import StrEnum
+from typing import Any, Final, NamedTuple
+
+from contracts.cyvasse import EVENTS, DrawAccepted, DrawDeclined, DrawOffered, MovePlayed
+from contracts.errors import ErrorCode
+from contracts.events import Event, GameCreated, GameEnded, Resigned, SetupRevealed
+from domain.core import Decision, DrawResult, Outcome, Rejection, VariantError
+from domain.cyvasse.board import (
+    COLOURS,
+    DIRECTIONS,
+    DRAGON,
+    KIND,
+    KING,
+    MOUNTAIN,
+    MOVES,
+    NAMES_OF_KIND,
+    TREBUCHET,
+    VALUE,
+    Geometry,
+    Position,
+    format_position,
+    geometry,
+    owner,
+    parse_position,
+    parse_square,
+)
+from domain.cyvasse.board import render as render_board
+from domain.cyvasse.movegen import (
+    CAPTURE,
+    DROP,
+    MOVE,
+    PASS,
+    PASS_MOVE,
+    SHOOT,
+    Move,
+    capture_allowed,
+    captures_king,
+    has_legal_move,
+    in_check,
+    is_legal,
+    legal_moves,
+    perft,
+    play,
+    pseudo_from,
+    threateners,
+)
+from domain.cyvasse.setup import encode_setup, parse_setup, random_placement
+from domain.cyvasse.variant import Config, parse_variant
+
+
+class Command(StrEnum):
+    """The non-board actions (CY-1.3.3, CY-7.8)."""
+
+    RESIGN = "resign"
+    OFFER_DRAW = "offer-draw"
+    ACCEPT_DRAW = "accept-draw"
+    DECLINE_DRAW = "decline-draw"
+
+
+Action = Move | Command
+
+
+class State(NamedTuple):
+    config: Config
+    geo: Geometry
+    pos: Position
+    placed: int = 3  # bit per seat whose setup is on the board; 3 = play
+    offer: int = -1  # seat whose draw offer stands, -1 if none
+    offered: int = 0  # bit per seat: offered and not moved since
+    outcome: Outcome | None = None
+
+
+_SIDE: Final = ("White", "Black")
+_MARK: Final = "-x*"
+_MOVE_RE: Final = re.compile(r"^([a-j](?:10|[1-9]))([-x*])([a-j](?:10|[1-9]))$")
+_DROP_RE: Final = re.compile(r"^D@([a-j](?:10|[1-9]))$")
+_HOW: Final = {
+    1: "one square in any direction",
+    2: "up to 4 squares in any straight line, flying over Mountains",
+    3: "up to 2 squares orthogonally",
+    4: "up to 3 squares orthogonally",
+    5: "up to 3 squares diagonally",
+    6: "up to 2 squares diagonally",
+    7: "up to 2 squares diagonally",
+    8: "one square in any direction",
+    9: "one square orthogonally",
+}
+
+# One-entry memo: decide computes the next position; evolve of the same action reuses it.
+_memo: list[tuple[Position, str, Position] | None] = [None]
+
+
+def _illegal(reason: str, clause: str) -> Rejection:
+    return Rejection(ErrorCode.ILLEGAL_ACTION, reason, clause)
+
+
+def _win(seat: int, reason: str) -> Outcome:
+    return Outcome("1-0" if seat == 0 else "0-1", reason, (seat,))
+
+
+def _draw(reason: str) -> Outcome:
+    return Outcome("1/2-1/2", reason)
+
+
+def _ended(outcome: Outcome) -> GameEnded:
+    return GameEnded(result=outcome.result, reason=outcome.reason, winners=list(outcome.winners))
+
+
+class Cyvasse:
+    """Cyvasse (Jeff C. Caird) per rulings/cyvasse.md v1.0: versions A and B, square boards."""
+
+    name = "cyvasse"
+    events: tuple[type[Event], ...] = EVENTS
+
+    # Game lifecycle -----------------------------------------------------------------------
+
+    def create(self, variant: str, position: str = "") -> GameCreated:
+        config = parse_variant(variant)
+        if position:
+            pos = _parse_position(config, position)
+            if not config.values and not has_legal_move(config, geometry(config.n), pos):
+                raise VariantError(ErrorCode.BAD_POSITION, "the side to move has no legal "
+                                   "action: the game is already over (CY-7.1, CY-7.2)")  # fmt: skip
+        return GameCreated(ruleset=self.name, variant=config.variant, seats=2,
+                           hidden_setup=not position, position=position)  # fmt: skip
+
+    def start(self, created: GameCreated) -> State:
+        config = parse_variant(created.variant)
+        geo = geometry(config.n)
+        if created.position:
+            return State(config, geo, _parse_position(config, created.position))
+        reserve = 3 if config.dragon_reserve else 0
+        return State(config, geo, Position(bytes(config.n * config.n), 0, reserve), placed=0)
+
+    def to_act(self, state: State) -> frozenset[int]:
+        if state.outcome or state.placed != 3:
+            return frozenset()
+        return frozenset((state.pos.turn,))
+
+    # The hidden setup (CY-3) --------------------------------------------------------------
+
+    def check_setup(self, state: State, seat: int, setup: bytes) -> Rejection | None:
+        if state.placed == 3:
+            return _illegal("this game started from a position: it has no setup", "CY-3.1")
+        if state.placed >> seat & 1:
+            return _illegal("your setup is already on the board", "CY-3.1.3")
+        placement = parse_setup(state.config, state.geo, seat, setup)
+        if isinstance(placement, tuple):
+            clause, reason = placement
+            return _illegal(reason, clause)
+        return None
+
+    def forfeit(self, state: State, seat: int, reason: str) -> tuple[Event, ...]:
+        why = "timeout" if reason == "timeout" else "illegal_setup"
+        return (_ended(_win(seat ^ 1, why)),)
+
+    def random_setup(self, state: State, seat: int, choose: Callable[[int], int]) -> bytes:
+        return encode_setup(state.geo, random_placement(state.config, state.geo, seat, choose))
+
+    # Actions ------------------------------------------------------------------------------
+
+    def legal_actions(self, state: State, seat: int) -> Sequence[Action]:
+        if state.outcome or state.placed != 3 or seat not in (0, 1):
+            return []
+        actions: list[Action] = []
+        if seat == state.pos.turn:
+            actions.extend(legal_moves(state.config, state.geo, state.pos))
+        actions.extend(
+            c for c in Command if not isinstance(self._command(state, seat, c), Rejection)
+        )
+        return actions
+
+    def parse_action(self, state: State, seat: int, text: str) -> Action | Rejection:
+        return parse_action(state.geo, text)
+
+    def format_action(self, state: State, action: Action) -> str:
+        return action.value if isinstance(action, Command) else format_move(state.geo, action)
+
+    def decide(
+        self, state: State, seat: int, action: Action, draws: Sequence[DrawResult] = ()
+    ) -> Decision:
+        if state.outcome:
+            return Rejection(ErrorCode.GAME_ENDED, "the game has ended")
+        if seat not in (0, 1):
+            return Rejection(ErrorCode.UNKNOWN_SEAT, f"seat {seat} does not play Cyvasse")
+        if state.placed != 3:
+            return Rejection(ErrorCode.NOT_STARTED, "the setup is still behind the screen",
+                             "CY-3.1.3")  # fmt: skip
+        if isinstance(action, Command):
+            return self._command(state, seat, action)
+        return self._move(state, seat, action)
+
+    def _command(self, state: State, seat: int, command: Command) -> Decision:
+        other = seat ^ 1
+        if command is Command.RESIGN:  # CY-7.8
+            return (Resigned(seat=seat), _ended(_win(other, "resignation")))
+        if command is Command.OFFER_DRAW:  # CY-7.8
+            if seat != state.pos.turn:
+                return Rejection(ErrorCode.NOT_YOUR_TURN, "offer a draw on your turn", "CY-7.8")
+            if state.offer == other:
+                return _illegal("your opponent's draw offer stands: accept or decline it",
+                                "CY-7.8")  # fmt: skip
+            if state.offered >> seat & 1:
+                return _illegal("you may not offer a draw again before you have moved", "CY-7.8")
+            return (DrawOffered(seat=seat),)
+        if state.offer != other:  # accept / decline
+            return _illegal("there is no draw offer from your opponent", "CY-7.8")
+        if command is Command.DECLINE_DRAW:
+            return (DrawDeclined(seat=seat),)
+        return (DrawAccepted(seat=seat), _ended(_draw("agreement")))
+
+    def _move(self, state: State, seat: int, move: Move) -> Decision:
+        pos, cfg, geo = state.pos, state.config, state.geo
+        if seat != pos.turn:
+            return Rejection(ErrorCode.NOT_YOUR_TURN, f"it is {_SIDE[pos.turn]}'s turn",
+                             "CY-4.1")  # fmt: skip
+        problem = check_move(cfg, geo, pos, move)
+        if problem is not None:
+            return problem
+        nxt = play(pos, move)
+        text = format_move(geo, move)
+        _memo[0] = (pos, text, nxt)
+        events: list[Event] = []
+        if state.offer == seat ^ 1:  # moving declines a standing offer
+            events.append(DrawDeclined(seat=seat))
+        check = not cfg.values and in_check(cfg, geo, nxt.board, nxt.turn)
+        events.append(MovePlayed(seat=seat, action=text, check=check))
+        ended = game_end(cfg, geo, pos.board, move, nxt)
+        if ended:
+            events.append(_ended(ended))
+        return tuple(events)
+
+    # Events -------------------------------------------------------------------------------
+
+    def evolve(self, state: State, event: Event) -> State:
+        if isinstance(event, MovePlayed):
+            pos = state.pos
+            memo = _memo[0]
+            if memo is not None and memo[0] is pos and memo[1] == event.action:
+                nxt = memo[2]
+            else:
+                move = parse_action(state.geo, event.action)
+                assert isinstance(move, Move), move
+                nxt = play(pos, move)
+            seat = event.seat
+            return state._replace(
+                pos=nxt,
+                offer=-1 if state.offer == seat ^ 1 else state.offer,
+                offered=state.offered & ~(1 << seat),
+            )
+        if isinstance(event, SetupRevealed):
+            return _place(state, event)
+        if isinstance(event, DrawOffered):
+            return state._replace(offer=event.seat, offered=state.offered | (1 << event.seat))
+        if isinstance(event, DrawDeclined):
+            return state._replace(offer=-1)
+        if isinstance(event, DrawAccepted):
+            return state._replace(offer=-1, outcome=_draw("agreement"))
+        if isinstance(event, Resigned):
+            return state._replace(outcome=_win(event.seat ^ 1, "resignation"))
+        if isinstance(event, GameEnded):
+            return state._replace(outcome=Outcome(event.result, event.reason, tuple(event.winners)))
+        return state  # GameCreated, GameSealed and unknown events leave the state unchanged
+
+    # Projections --------------------------------------------------------------------------
+
+    def outcome(self, state: State) -> Outcome | None:
+        return state.outcome
+
+    def position(self, state: State) -> str:
+        return format_position(state.geo, state.pos)
+
+    def render(self, state: State) -> str:
+        return render_board(state.geo, state.pos)
+
+    def view(self, state: State, seat: int | None) -> dict[str, Any]:
+        pos, cfg, out = state.pos, state.config, state.outcome
+        playing = state.placed == 3
+        check = playing and not cfg.values and in_check(cfg, state.geo, pos.board, pos.turn)
+        return {
+            "position": format_position(state.geo, pos),
+            "variant": cfg.variant,
+            "phase": "ended" if out else "play" if playing else "setup",
+            "setups_placed": [seat for seat in (0, 1) if state.placed >> seat & 1],
+            "to_move": pos.turn if playing else None,
+            "side_to_move": ("white", "black")[pos.turn] if playing else None,
+            "in_check": check,
+            "reserve": [seat for seat in (0, 1) if pos.reserve >> seat & 1],
+            "draw_offer": state.offer if state.offer >= 0 else None,
+            "plies_since_progress": pos.quiet,
+            "result": out.result if out else None,
+            "reason": out.reason if out else None,
+            "winners": list(out.winners) if out else [],
+        }
+
+    def visible(self, event: Event, seat: int | None) -> Event | None:
+        return event  # setups are hidden by the table's commitments; what is stored is public
+
+    def perft(self, state: State, depth: int) -> int:
+        return perft(state.config, state.geo, state.pos, depth)
+
+
+# Notation (CY-1.3.3) -----------------------------------------------------------------------
+
+
+def format_move(geo: Geometry, move: Move) -> str:
+    mode, fr, to = move
+    if mode == PASS:
+        return "pass"
+    if mode == DROP:
+        return f"D@{geo.names[to]}"
+    return f"{geo.names[fr]}{_MARK[mode]}{geo.names[to]}"
+
+
+def parse_action(geo: Geometry, text: str) -> Action | Rejection:
+    word = text.strip()
+    if word.lower() in Command._value2member_map_:
+        return Command(word.lower())
+    if word == "pass":
+        return PASS_MOVE
+    m = _MOVE_RE.match(word)
+    if m:
+        fr, to = parse_square(geo, m[1]), parse_square(geo, m[3])
+        if fr is None or to is None:
+            bad = m[1] if fr is None else m[3]
+            return Rejection(ErrorCode.MALFORMED_ACTION,
+                             f"{bad} is not a square of the {geo.n}x{geo.n} board",
+                             "CY-1.1.1")  # fmt: skip
+        if fr == to:
+            return Rejection(ErrorCode.MALFORMED_ACTION, "from and to are the same square",
+                             "CY-1.3.3")  # fmt: skip
+        return Move(_MARK.index(m[2]), fr, to)
+    m = _DROP_RE.match(word)
+    if m:
+        to = parse_square(geo, m[1])
+        if to is None:
+            return Rejection(ErrorCode.MALFORMED_ACTION,
+                             f"{m[1]} is not a square of the {geo.n}x{geo.n} board",
+                             "CY-1.1.1")  # fmt: skip
+        return Move(DROP, -1, to)
+    return Rejection(
+        ErrorCode.MALFORMED_ACTION,
+        f"{text!r} is not an action: <from>-<to>, <from>x<to>, <from>*<to>, D@<square>, pass, "
+        "resign, offer-draw, accept-draw or decline-draw",
+        "CY-1.3.3",
+    )
+
+
+def _parse_position(config: Config, text: str) -> Position:
+    try:
+        return parse_position(geometry(config.n), text, config.dragon_reserve)
+    except ValueError as exc:
+        raise VariantError(ErrorCode.BAD_POSITION, f"bad position (CY-1.3.5): {exc}") from None
+
+
+def _place(state: State, event: SetupRevealed) -> State:
+    """Put a revealed setup's men on the board; once both are there play begins (CY-3.1.3)."""
+    seat = event.seat
+    if event.rejected or state.placed >> seat & 1:
+        return state
+    placement = parse_setup(state.config, state.geo, seat, event.setup.encode())
+    if isinstance(placement, tuple):
+        return state  # the table never passes a refused setup on
+    board = bytearray(state.pos.board)
+    for s, kind in placement.items():
+        board[s] = COLOURS[seat] | kind
+    placed = state.placed | 1 << seat
+    pos = state.pos._replace(board=bytes(board))
+    if placed != 3:
+        return state._replace(pos=pos, placed=placed)
+    pos = pos._replace(history=(pos.key(),))
+    outcome = None
+    cfg, geo = state.config, state.geo
+    if not cfg.values and not has_legal_move(cfg, geo, pos):  # checkmated at the reveal
+        outcome = _win(1, "checkmate") if in_check(cfg, geo, pos.board, 0) else _draw("stalemate")
+    return state._replace(pos=pos, placed=placed, outcome=outcome)
+
+
+# Checking an action ------------------------------------------------------------------------
+
+
+def check_move(cfg: Config, geo: Geometry, pos: Position, move: Move) -> Rejection | None:
+    """None if `move` is legal for the side to move, else a Rejection citing the clause."""
+    board, side = pos.board, pos.turn
+    mode, fr, to = move
+    names = geo.names
+    if mode == PASS:
+        if not cfg.values:
+            return _illegal("version A has no pass: without a legal action the game is over",
+                            "CY-4.3")  # fmt: skip
+        if has_legal_move(cfg, geo, pos):
+            return _illegal("a pass is allowed only without any legal action", "CY-R18")
+        return None
+    if mode == DROP:
+        if not cfg.dragon_reserve:
+            return _illegal("this variant has no Dragon in reserve (dragon-reserve)", "CY-6.4.2")
+        if not pos.reserve >> side & 1:
+            return _illegal("your Dragon has already been introduced", "CY-6.4.2")
+        if to not in geo.halves[side]:
+            return _illegal(f"the Dragon is introduced in your own half, not on {names[to]}",
+                            "CY-R41")  # fmt: skip
+        if board[to]:
+            return _illegal(f"{names[to]} is not empty", "CY-R41")
+        if not is_legal(cfg, geo, pos, move):
+            return _illegal("this would leave your King in check", "CY-6.1.2")
+        return None
+    man = board[fr]
+    if not man or owner(man) != side:
+        return _illegal(f"there is no man of yours on {names[fr]}", "CY-4.1")
+    kind = man & KIND
+    if kind == MOUNTAIN:
+        return _illegal("Mountains never move", "CY-2.2")
+    target = board[to]
+    name = NAMES_OF_KIND[kind]
+    if mode == MOVE and target:
+        if owner(target) != side and target & KIND != MOUNTAIN:
+            return _illegal(f"{names[to]} holds an enemy man: a capture is written "
+                            f"{names[fr]}x{names[to]}", "CY-5.2.1")  # fmt: skip
+        return _illegal(f"a move ends on an empty square, and {names[to]} is not",
+                        "CY-5.2.1")  # fmt: skip
+    if mode in (CAPTURE, SHOOT):
+        if not target or owner(target) == side:
+            return _illegal(f"there is no enemy man on {names[to]} to capture", "CY-5.4.9")
+        if target & KIND == MOUNTAIN:
+            return _illegal("Mountains cannot be captured", "CY-R56")
+    if move not in pseudo_from(cfg, geo, board, side, fr):
+        return _explain(cfg, geo, board, move, kind)
+    if mode in (CAPTURE, SHOOT) and not capture_allowed(cfg, geo, board, side, fr, to):
+        flank = threateners(cfg, geo, board, to, side)
+        victim = NAMES_OF_KIND[target & KIND]
+        total = sum(VALUE[board[s] & KIND] for s in flank)
+        return _illegal(
+            f"a {name} ({VALUE[kind]}) cannot take a {victim} ({VALUE[target & KIND]}): the "
+            f"men threatening {names[to]} sum to {total} and include no King",
+            "CY-5.6.2",
+        )
+    if not is_legal(cfg, geo, pos, move):
+        if kind == KING:
+            return _illegal(f"your King would be threatened on {names[to]}", "CY-6.1.2")
+        if in_check(cfg, geo, board, side):
+            return _illegal("your King is in check and this does not end it", "CY-6.1.3")
+        return _illegal("this would leave your King in check", "CY-6.1.2")
+    return None
+
+
+def _explain(cfg: Config, geo: Geometry, board: bytes, move: Move, kind: int) -> Rejection:
+    """Why a move or capture the man's rules do not generate is refused."""
+    mode, fr, to = move
+    name, n = NAMES_OF_KIND[kind], geo.n
+    if mode == SHOOT:
+        if kind == TREBUCHET:
+            return _illegal(
+                "a Trebuchet captures without moving only a man 2 squares away orthogonally "
+                "over a Mountain or a man of its own side; with a clear line it moves in (x)",
+                "CY-5.4.3",
+            )
+        if kind == DRAGON and cfg.dragonfyre:
+            return _illegal("Dragonfyre reaches 1-2 squares in a straight line, over an empty "
+                            "square or a man of your own, never over a Mountain",
+                            "CY-5.4.5")  # fmt: skip
+        return _illegal(f"a {name} cannot capture without moving", "CY-5.4")
+    dx, dy = to % n - fr % n, to // n - fr // n
+    k = max(abs(dx), abs(dy))
+    step = (dx // k, dy // k) if dx in (0, k, -k) and dy in (0, k, -k) else None
+    dirs, rng = MOVES[kind]
+    d = DIRECTIONS.index(step) if step in DIRECTIONS else -1
+    if d not in dirs or k > rng:
+        return _illegal(f"a {name} moves and captures {_HOW[kind]}", "CY-5.1.1")
+    line = geo.rays[fr][d][: k - 1]
+    blocked = next(s for s in line if board[s])
+    if kind == DRAGON and board[blocked] & KIND == MOUNTAIN:
+        return _illegal("the Dragon may not capture across Mountains in this variant "
+                        "(dragon_capture_over_mountains=false)", "CY-5.4.2")  # fmt: skip
+    what = "Mountain" if board[blocked] & KIND == MOUNTAIN else "man"
+    reason = f"the {name} cannot pass the {what} on {geo.names[blocked]}"
+    if mode == CAPTURE and Move(SHOOT, fr, to) in pseudo_from(
+        cfg, geo, board, owner(board[fr]), fr
+    ):
+        reason += f"; it captures over it without moving: {geo.names[fr]}*{geo.names[to]}"
+    return _illegal(reason, "CY-5.2.2")
+
+
+# End of game (CY-4.4, CY-7) ----------------------------------------------------------------
+
+
+def game_end(
+    cfg: Config, geo: Geometry, before: bytes, move: Move, nxt: Position
+) -> Outcome | None:
+    """The first end condition of CY-4.4 that holds after `move` produced `nxt`."""
+    mover = nxt.turn ^ 1
+    if captures_king(before, move):  # CY-7.3, CY-R60
+        return _win(mover, "king_captured")
+    if not cfg.values:
+        if not has_legal_move(cfg, geo, nxt):  # CY-7.1, CY-7.2
+            if in_check(cfg, geo, nxt.board, nxt.turn):
+                return _win(mover, "checkmate")
+            return _draw("stalemate")
+        if not nxt.reserve and all(m & KIND in (KING, MOUNTAIN) for m in nxt.board if m):  # CY-7.7
+            return _draw("insufficient_material")
+    elif nxt.passes >= 2:  # CY-7.6
+        return _draw("no_moves")
+    history = nxt.history
+    if len(history) >= 2 * cfg.repetition_count - 1 and (
+        history.count(history[-1]) >= cfg.repetition_count
+    ):  # CY-7.4
+        return _draw("repetition")
+    if cfg.no_progress_limit and nxt.quiet >= 2 * cfg.no_progress_limit:  # CY-7.5
+        return _draw("no_progress")
+    return None
+
+
+CYVASSE: Final = Cyvasse()
+
+__all__ = ["CYVASSE", "Action", "Command", "Cyvasse", "Move", "State", "check_move", "game_end"]

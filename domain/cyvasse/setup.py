@@ -1,0 +1,152 @@
+"""The hidden setup (CY-3, CY-R01..R06): the setup bytes, their validation and random setups.
+
+Setup bytes: `msgspec.json.encode({"men": {"<square>": "<letter>", ...}}, order="sorted")`,
+letters of CY-1.3.1 in upper case for either seat (the seat gives the colour), Mountains as `M`.
+"""
+
+from collections import deque
+from collections.abc import Callable
+from typing import Final
+
+import msgspec
+
+from domain.cyvasse.board import (
+    COUNT,
+    DRAGON,
+    KIND_OF_LETTER,
+    LETTERS,
+    MOUNTAIN,
+    NAMES_OF_KIND,
+    Geometry,
+    parse_square,
+)
+from domain.cyvasse.variant import Config
+
+Problem = tuple[str, str]  # (clause, reason)
+
+
+def army(cfg: Config) -> list[int]:
+    """The kinds a player places (CY-2.1, CY-3.3): 26 men, 25 with the Dragon in reserve."""
+    kinds = [k for k in range(1, 11) for _ in range(COUNT[k])]
+    if cfg.dragon_reserve:
+        kinds.remove(DRAGON)
+    return kinds
+
+
+def sealed(geo: Geometry, mountains: set[int]) -> list[int]:
+    """CY-3.4: squares not orthogonally connected to the rest of the board once `mountains`
+    (one player's) are removed; [] when the Mountain rule holds. "The rest" is the largest
+    component: it holds the whole opponent's half, larger than any pocket of the own half."""
+    components: list[list[int]] = []
+    seen: set[int] = set(mountains)
+    for root in range(geo.n * geo.n):
+        if root in seen:
+            continue
+        seen.add(root)
+        component, queue = [root], deque((root,))
+        while queue:
+            for t in geo.orthogonal[queue.popleft()]:
+                if t not in seen:
+                    seen.add(t)
+                    component.append(t)
+                    queue.append(t)
+        components.append(component)
+    components.remove(max(components, key=len))
+    return sorted(s for component in components for s in component)
+
+
+def mountain_problem(geo: Geometry, mountains: set[int]) -> str | None:
+    """The CY-3.4 reason a Mountain set is refused, or None."""
+    cut = sealed(geo, mountains)
+    if not cut:
+        return None
+    cut_set = set(cut)
+    walls = sorted(m for m in mountains if any(t in cut_set for t in geo.orthogonal[m]))
+    names = ", ".join(geo.names[s] for s in walls)
+    closed = ", ".join(geo.names[s] for s in cut)
+    return (f"mountains at {names} close {closed} off from orthogonal movement "
+            f"(a pass must remain)")  # fmt: skip
+
+
+def parse_setup(cfg: Config, geo: Geometry, seat: int, data: bytes) -> dict[int, int] | Problem:
+    """The placement {square: kind} of valid setup bytes, or (clause, reason)."""
+    try:
+        obj = msgspec.json.decode(data)
+    except msgspec.DecodeError as exc:
+        return "CY-1.3.4", f"the setup is not JSON: {exc}"
+    if not isinstance(obj, dict) or set(obj) != {"men"} or not isinstance(obj["men"], dict):
+        return "CY-1.3.4", 'a setup is a JSON object {"men": {"<square>": "<letter>", ...}}'
+    if msgspec.json.encode(obj, order="sorted") != data:
+        return "CY-1.3.4", "the setup must be compact JSON with sorted keys, each key once"
+    placement: dict[int, int] = {}
+    counts = [0] * 11
+    for name, letter in obj["men"].items():
+        s = parse_square(geo, name) if isinstance(name, str) else None
+        if s is None:
+            return "CY-1.1.1", f"{name!r} is not a square of the {geo.n}x{geo.n} board"
+        kind = KIND_OF_LETTER.get(letter) if isinstance(letter, str) else None
+        if kind is None:
+            return "CY-1.3.1", f"{letter!r} on {name} is not a man's letter ({LETTERS.strip()})"
+        if s not in geo.halves[seat]:
+            side = ("White", "Black")[seat]
+            ranks = "1-4" if geo.n == 8 else "1-5"
+            if seat:
+                ranks = "5-8" if geo.n == 8 else "6-10"
+            return "CY-3.2", f"{name} is outside {side}'s half (ranks {ranks}) [CY-R01]"
+        placement[s] = kind
+        counts[kind] += 1
+    expected = [0] * 11
+    for kind in army(cfg):
+        expected[kind] += 1
+    for kind in range(1, 11):
+        if counts[kind] != expected[kind]:
+            what = NAMES_OF_KIND[kind]
+            if kind == DRAGON and cfg.dragon_reserve:
+                return "CY-6.4.2", "with dragon-reserve the Dragon is not placed in the setup"
+            return "CY-3.3", (f"{counts[kind]} {what} placed; all {expected[kind]} must be "
+                              f"placed [CY-R03]")  # fmt: skip
+    problem = mountain_problem(geo, {s for s, k in placement.items() if k == MOUNTAIN})
+    if problem:
+        return "CY-3.4", problem + " [CY-R04]"
+    return placement
+
+
+def encode_setup(geo: Geometry, placement: dict[int, int]) -> bytes:
+    men = {geo.names[s]: LETTERS[k] for s, k in placement.items()}
+    return msgspec.json.encode({"men": men}, order="sorted")
+
+
+# A fallback Mountain set per board and seat, valid by CY-3.4 (used only if random tries fail).
+_FALLBACK: Final = {
+    8: ("b1", "d1", "f1", "h1", "b3", "e3"),
+    10: ("b1", "d1", "f1", "h1", "b3", "e3"),
+}
+
+
+def fallback_mountains(geo: Geometry, seat: int) -> list[int]:
+    """A fixed Mountain set valid by CY-3.4 in `seat`'s half (Black's mirrors White's)."""
+    n = geo.n
+    mountains = [geo.square_of[name] for name in _FALLBACK[n]]
+    return [n * n - 1 - s for s in mountains] if seat else mountains
+
+
+def random_placement(
+    cfg: Config, geo: Geometry, seat: int, choose: Callable[[int], int]
+) -> dict[int, int]:
+    """A legal placement; every choice is `choose(n)` (CY-3, for bots)."""
+    squares = sorted(geo.halves[seat])
+    kinds = army(cfg)
+    for _ in range(64):
+        order = list(squares)
+        for i in range(len(order) - 1, 0, -1):  # Fisher-Yates
+            j = choose(i + 1)
+            order[i], order[j] = order[j], order[i]
+        placement = dict(zip(order, kinds, strict=False))
+        if not sealed(geo, {s for s, k in placement.items() if k == MOUNTAIN}):
+            return placement
+    mountains = fallback_mountains(geo, seat)
+    rest = [s for s in squares if s not in mountains]
+    others = [k for k in kinds if k != MOUNTAIN]
+    placement = dict(zip(rest, others, strict=False))
+    placement.update(dict.fromkeys(mountains, MOUNTAIN))
+    return placement

@@ -1,0 +1,134 @@
+"""The configuration of CY-0.1/CY-0.2 and the variant string that names it.
+
+Grammar (docs/rules/cyvasse.md): items joined by `+`, in any order, each at most once:
+a version `A` | `B` | `C`; a board `square8` | `square10` | `hex91`; an option flag
+`dragon-reserve` | `super-trebuchet` | `dragonfyre` | `fortress-storming` | `wildfyre` |
+`fortress-promotion` | `sea-movement`; or a ruling parameter `key=value`. "" is version A on
+square8. The canonical form is the version, then the board unless square8, then the option flags
+sorted, then the parameters sorted, defaults omitted: `B+square10+dragon-reserve`.
+"""
+
+from dataclasses import dataclass
+from typing import Final
+
+from contracts.errors import ErrorCode
+from domain.core import VariantError
+
+VERSIONS: Final = ("A", "B", "C")
+BOARDS: Final = {"square8": 8, "square10": 10, "hex91": 0}
+# option flag -> Config field (implemented ones); the others are refused by name.
+OPTIONS: Final = {
+    "dragon-reserve": "dragon_reserve",
+    "super-trebuchet": "super_trebuchet",
+    "dragonfyre": "dragonfyre",
+}
+NOT_YET: Final = {
+    "C": "version C (Expert: terrain, ranged attacks, morale)",
+    "hex91": "the hex91 board (Hex Cyvasse)",
+    "fortress-storming": "Optional Rule e, fortress-storming (version C only)",
+    "wildfyre": "Optional Rule f, wildfyre (version C only)",
+    "fortress-promotion": "Optional Rule g, fortress-promotion (version C only)",
+    "sea-movement": "Hex Optional Rule a, sea-movement (hex91 only)",
+    "combined_mountain_check=replace": "combined_mountain_check=replace (re-running the setup)",
+    "fortress_bonus_mode=cap": "fortress_bonus_mode=cap (version C only)",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    """CY-0.1 and CY-0.2 for versions A and B on square boards; defaults are the ruling's."""
+
+    version: str = "A"
+    board: str = "square8"
+    dragon_reserve: bool = False
+    super_trebuchet: bool = False
+    dragonfyre: bool = False
+    dragon_capture_over_mountains: bool = True
+    no_progress_limit: int = 50  # moves per side; 0 = off
+    repetition_count: int = 3
+
+    @property
+    def n(self) -> int:
+        """Board side length (CY-1.1.1)."""
+        return BOARDS[self.board]
+
+    @property
+    def values(self) -> bool:
+        """Whether captures obey values and flanking (versions B and C, CY-5.6.2)."""
+        return self.version != "A"
+
+    @property
+    def variant(self) -> str:
+        items = [self.version]
+        if self.board != "square8":
+            items.append(self.board)
+        items.extend(sorted(flag for flag, name in OPTIONS.items() if getattr(self, name)))
+        params = []
+        if not self.dragon_capture_over_mountains:
+            params.append("dragon_capture_over_mountains=false")
+        if self.no_progress_limit != 50:
+            limit = self.no_progress_limit
+            params.append(f"no_progress_limit={limit if limit else 'off'}")
+        if self.repetition_count != 3:
+            params.append(f"repetition_count={self.repetition_count}")
+        return "+".join(items + sorted(params))
+
+
+def _bad(reason: str) -> VariantError:
+    return VariantError(ErrorCode.BAD_VARIANT, reason)
+
+
+def parse_variant(text: str) -> Config:
+    """Parse the variant grammar above; raises VariantError (bad-variant) with the reason."""
+    values: dict[str, object] = {}
+    seen: set[str] = set()
+    for item in text.strip().split("+") if text.strip() else []:
+        key = item.partition("=")[0] if "=" in item else item
+        slot = "version" if item in VERSIONS else "board" if item in BOARDS else key
+        if slot in seen:
+            raise _bad(f"variant item {slot!r} given twice")
+        seen.add(slot)
+        if item in NOT_YET:
+            raise _bad(f"{NOT_YET[item]} is not implemented yet")
+        if item in VERSIONS:
+            values["version"] = item
+        elif item in BOARDS:
+            values["board"] = item
+        elif item in OPTIONS:
+            values[OPTIONS[item]] = True
+        elif "=" in item:
+            _parameter(item, values)
+        else:
+            known = ", ".join([*VERSIONS, *BOARDS, *OPTIONS, *NOT_YET])
+            raise _bad(f"unknown variant item {item!r} (known: {known}, key=value parameters)")
+    return Config(**values)  # type: ignore[arg-type]
+
+
+def _parameter(item: str, values: dict[str, object]) -> None:
+    key, _, value = item.partition("=")
+    if key == "dragon_capture_over_mountains":
+        if value not in ("true", "false"):
+            raise _bad("dragon_capture_over_mountains must be true or false")
+        values[key] = value == "true"
+    elif key == "combined_mountain_check":
+        if value != "none":
+            raise _bad("combined_mountain_check must be none or replace")
+    elif key == "fortress_bonus_mode":
+        if value != "none_above_6":
+            raise _bad("fortress_bonus_mode must be none_above_6 or cap")
+    elif key == "no_progress_limit":
+        if value == "off":
+            values[key] = 0
+        elif value.isdigit() and int(value) >= 1:
+            values[key] = int(value)
+        else:
+            raise _bad("no_progress_limit must be a positive integer or off")
+    elif key == "repetition_count":
+        if not value.isdigit() or int(value) < 2:
+            raise _bad("repetition_count must be an integer of at least 2")
+        values[key] = int(value)
+    else:
+        raise _bad(
+            f"unknown variant parameter {key!r} (known: dragon_capture_over_mountains, "
+            "combined_mountain_check, fortress_bonus_mode, no_progress_limit, repetition_count)"
+        )
