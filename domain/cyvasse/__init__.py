@@ -1,5 +1,5 @@
-"""Cyvasse (Jeff C. Caird) per /work/shared/rulings/cyvasse.md (ruling v1.0): versions A and B
-on square boards, Optional Rules a-d. Version C and Hex Cyvasse are refused by `create`."""
+"""Cyvasse (Jeff C. Caird) per /work/shared/rulings/cyvasse.md (ruling v1.0): versions A, B and
+C on square boards, Optional Rules a-g. Hex Cyvasse is refused by `create`."""
 
 from domain.cyvasse.board import Position, geometry
 from domain.cyvasse.movegen import Move

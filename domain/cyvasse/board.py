@@ -100,8 +100,12 @@ def parse_square(geo: Geometry, text: str) -> int | None:
     return geo.square_of.get(text) if SQUARE_RE.match(text) else None
 
 
+Storm = tuple[int, int, int]  # Fortress square, storming seat, eligible to ruin (CY-6.4.5)
+TILE_LETTERS: Final = "GHWFXB"  # CY-1.3.2 (terrain.py names them)
+
+
 class Position(NamedTuple):
-    """The play state of the board (CY-1.3.5 for versions A and B)."""
+    """The play state of the board (CY-1.3.5). `terrain` is empty in versions A and B."""
 
     board: bytes
     turn: int = 0  # seat to move
@@ -109,10 +113,16 @@ class Position(NamedTuple):
     quiet: int = 0  # plies since the last capture or Dragon introduction (CY-7.5)
     passes: int = 0  # consecutive forced passes (CY-7.6)
     history: tuple[bytes, ...] = ()  # repetition keys since the last irreversible action
+    terrain: bytes = b""  # version C: a tile per square (terrain.py)
+    storm: tuple[Storm, ...] = ()  # version C, option e: storming rights
 
     def key(self) -> bytes:
-        """What CY-7.4 compares: men, reserve status and side to move."""
-        return self.board + bytes((self.turn, self.reserve))
+        """What CY-7.4 compares: men, reserve status, side to move and (version C) terrain
+        including ruins and burning squares, and storming rights."""
+        key = self.board + bytes((self.turn, self.reserve))
+        if self.terrain:
+            key += self.terrain + bytes(b for entry in self.storm for b in entry)
+        return key
 
 
 def men_list(geo: Geometry, board: bytes, colour: int) -> str:
@@ -127,15 +137,22 @@ def format_position(geo: Geometry, pos: Position) -> str:
     """CY-1.3.5: `side=w; white=...; black=...; terrain=; reserve=-; storm=-;
     plies_since_progress=0` (men listed by square, a1 first)."""
     reserve = ",".join(c for seat, c in enumerate("wb") if pos.reserve >> seat & 1) or "-"
+    terrain = " ".join(
+        f"{TILE_LETTERS[tile]}{geo.names[s]}" for s, tile in enumerate(pos.terrain) if tile
+    )
+    storm = ",".join(f"{geo.names[s]}:{'wb'[seat]}:{eligible}" for s, seat, eligible in pos.storm)
     return (
         f"side={'wb'[pos.turn]}; white={men_list(geo, pos.board, WHITE)}; "
-        f"black={men_list(geo, pos.board, BLACK)}; terrain=; reserve={reserve}; storm=-; "
-        f"plies_since_progress={pos.quiet}"
+        f"black={men_list(geo, pos.board, BLACK)}; terrain={terrain}; reserve={reserve}; "
+        f"storm={storm or '-'}; plies_since_progress={pos.quiet}"
     )
 
 
-def parse_position(geo: Geometry, text: str, dragon_reserve: bool) -> Position:
-    """Parse a CY-1.3.5 record for versions A/B; raises ValueError with the reason."""
+def parse_position(
+    geo: Geometry, text: str, dragon_reserve: bool, terrain: bool = False, storming: bool = False
+) -> Position:
+    """Parse a CY-1.3.5 record (`terrain` for version C, `storming` with option e); raises
+    ValueError with the reason."""
     fields: dict[str, str] = {}
     for part in text.split(";"):
         if not part.strip():
@@ -153,10 +170,10 @@ def parse_position(geo: Geometry, text: str, dragon_reserve: bool) -> Position:
             raise ValueError(f"field {key} is missing")
     if fields["side"] not in ("w", "b"):
         raise ValueError("side must be w or b")
-    if fields.get("terrain", ""):
-        raise ValueError("terrain belongs to version C, which is not implemented yet")
-    if fields.get("storm", "-") != "-":
-        raise ValueError("storm belongs to version C, which is not implemented yet")
+    if fields.get("terrain", "") and not terrain:
+        raise ValueError("terrain belongs to version C")
+    if fields.get("storm", "-") != "-" and not storming:
+        raise ValueError("storm belongs to version C with fortress-storming")
     board = bytearray(geo.n * geo.n)
     for seat, key in enumerate(("white", "black")):
         counts = [0] * 11
@@ -192,24 +209,76 @@ def parse_position(geo: Geometry, text: str, dragon_reserve: bool) -> Position:
     if not quiet.isdigit():
         raise ValueError("plies_since_progress must be a non-negative integer")
     pos = Position(bytes(board), "wb".index(fields["side"]), reserve, int(quiet))
+    if terrain:
+        tiles = _parse_terrain(geo, fields.get("terrain", ""))
+        pos = pos._replace(terrain=tiles, storm=_parse_storm(geo, fields.get("storm", "-"),
+                                                              pos.board, tiles))  # fmt: skip
     return pos._replace(history=(pos.key(),))
+
+
+def _parse_terrain(geo: Geometry, text: str) -> bytes:
+    """`Xb4 Hc3 ...`: non-Grassland tiles (CY-1.3.2); at most one Fortress per half."""
+    tiles = bytearray(geo.n * geo.n)
+    for item in text.split():
+        tile = TILE_LETTERS.find(item[:1])
+        s = parse_square(geo, item[1:])
+        if tile <= 0 or s is None:
+            raise ValueError(f"{item!r} is not <H|W|F|X|B><square> on this board")
+        if tiles[s]:
+            raise ValueError(f"two tiles on {geo.names[s]}")
+        tiles[s] = tile
+    for seat, half in enumerate(geo.halves):
+        if sum(tiles[s] == 4 for s in half) > 1:
+            raise ValueError(f"{('white', 'black')[seat]}'s half has more than one Fortress")
+    return bytes(tiles)
+
+
+def _parse_storm(geo: Geometry, text: str, board: bytes, tiles: bytes) -> tuple[Storm, ...]:
+    """`b4:w:1,...`: a storming man of seat w/b on the enemy Fortress b4, eligible 0/1."""
+    entries = []
+    for item in text.split(","):
+        if item.strip() in ("", "-"):
+            continue
+        parts = item.strip().split(":")
+        s = parse_square(geo, parts[0]) if len(parts) == 3 else None
+        if s is None or parts[1] not in ("w", "b") or parts[2] not in ("0", "1"):
+            raise ValueError(f"storm entry {item.strip()!r} is not <square>:<w|b>:<0|1>")
+        seat = "wb".index(parts[1])
+        if tiles[s] != 4 or s in geo.halves[seat]:
+            raise ValueError(f"{geo.names[s]} is no intact enemy Fortress of {parts[1]}")
+        if not board[s] or owner(board[s]) != seat:
+            raise ValueError(f"no man of {parts[1]} stands on {geo.names[s]}")
+        entries.append((s, seat, int(parts[2])))
+    return tuple(sorted(entries))
 
 
 def render(geo: Geometry, pos: Position) -> str:
     """Ranks N..1, files a..; White upper case, Black lower case, `.` empty; the screen line
-    between the halves is drawn as `--` (CY-1.1.2)."""
+    between the halves is drawn as `--` (CY-1.1.2). In version C every square is two
+    characters: the man (or `.`) and the tile letter of CY-1.3.2 (`.` for Grassland)."""
     n = geo.n
+    width = 3 if pos.terrain else 2
     lines = []
     for y in range(n - 1, -1, -1):
         cells = []
         for x in range(n):
             man = pos.board[y * n + x]
             letter = LETTERS[man & KIND] if man else "."
-            cells.append(letter.lower() if man & BLACK else letter)
+            cell = letter.lower() if man & BLACK else letter
+            if pos.terrain:
+                tile = pos.terrain[y * n + x]
+                cell += TILE_LETTERS[tile] if tile else "."
+            cells.append(cell)
         lines.append(f"{y + 1:>2} " + " ".join(cells))
         if y == n // 2:
-            lines.append("   " + "-" * (2 * n - 1))
-    lines.append("   " + " ".join("abcdefghij"[:n]))
+            lines.append("   " + "-" * (width * n - 1))
+    lines.append(("   " + " ".join(f"{f:<{width - 1}}" for f in "abcdefghij"[:n])).rstrip())
+    if pos.terrain:
+        lines.append("Tiles: H Hills, W Water, F Forest (or ruined Fortress), X Fortress, "
+                     "B burning")  # fmt: skip
+    for s, seat, eligible in pos.storm:
+        state = "may ruin it" if eligible else "must survive one turn"
+        lines.append(f"{('White', 'Black')[seat]} storms {geo.names[s]} ({state})")
     reserve = ", ".join(side for seat, side in enumerate(("White", "Black"))
                         if pos.reserve >> seat & 1)  # fmt: skip
     if reserve:

@@ -1,11 +1,17 @@
-"""Movement, capture modes, threats and legality for versions A and B on square boards
-(CY-4.2, CY-5, CY-6.1, CY-6.4.2-6.4.4). Pure functions over `Position` and `Config`."""
+"""Movement, capture modes, threats and legality on square boards (CY-4.2, CY-5, CY-6.1,
+CY-6.4). Versions A and B use the plain functions; version C (terrain, ranged attacks, values
+with terrain and morale, options e-g) has its own `*_c` functions, chosen once per call by
+the top-level entry points, so that A and B pay nothing for it. Pure functions over
+`Position` and `Config`."""
 
 from typing import Final, NamedTuple
 
 from domain.cyvasse.board import (
     ALL,
     COLOURS,
+    COUNT,
+    CROSSBOWMEN,
+    DIAGONAL,
     DRAGON,
     KIND,
     KING,
@@ -16,7 +22,24 @@ from domain.cyvasse.board import (
     VALUE,
     Geometry,
     Position,
+    Storm,
     owner,
+)
+from domain.cyvasse.terrain import (
+    BURNING,
+    FOREST,
+    FORTRESS,
+    MOVES_C,
+    PROMOTION,
+    REACH_C,
+    WATER,
+    attack,
+    cannot_attack,
+    defence,
+    entry_cost,
+    fortress_owner,
+    halts,
+    may_enter,
 )
 from domain.cyvasse.variant import Config
 
@@ -25,7 +48,8 @@ MOVE: Final = 0  # <from>-<to>
 CAPTURE: Final = 1  # <from>x<to>, displacement capture
 SHOOT: Final = 2  # <from>*<to>, stationary capture
 DROP: Final = 3  # D@<sq>, Dragon from reserve
-PASS: Final = 4  # pass (CY-4.3, B only)
+PASS: Final = 4  # pass (CY-4.3, B and C)
+RUIN: Final = 5  # ruin@<sq>, Fortress Storming (CY-6.4.5)
 
 # capture_modes bits
 DISPLACE: Final = 1
@@ -36,11 +60,13 @@ REACH: Final = tuple(rng for _dirs, rng in MOVES)
 
 
 class Move(NamedTuple):
-    """A board action: mode, from square (-1 for a drop or pass), to square (-1 for a pass)."""
+    """A board action: mode, from square (-1 for a drop, ruin or pass), to square (-1 for a
+    pass) and the kind a man entering its own Fortress is promoted to (0: none, CY-6.4.7)."""
 
     mode: int
     from_square: int
     to_square: int
+    promote: int = 0
 
 
 PASS_MOVE: Final = Move(PASS, -1, -1)
@@ -145,8 +171,13 @@ def pseudo_moves(cfg: Config, geo: Geometry, pos: Position) -> list[Move]:
     return out
 
 
-def capture_allowed(cfg: Config, geo: Geometry, board: bytes, side: int, fr: int, to: int) -> bool:
-    """CY-5.6: version A allows every capture; B needs a single, flank or King-flank capture."""
+def capture_allowed(
+    cfg: Config, geo: Geometry, board: bytes, side: int, fr: int, to: int, terrain: bytes = b""
+) -> bool:
+    """CY-5.6: version A allows every capture; B and C need a single, flank or King-flank
+    capture (C with the values of CY-6.2, `terrain` given)."""
+    if terrain:
+        return capture_allowed_c(cfg, geo, board, terrain, side, fr, to)
     if not cfg.values:
         return True
     defence = VALUE[board[to] & KIND]
@@ -160,8 +191,8 @@ def capture_allowed(cfg: Config, geo: Geometry, board: bytes, side: int, fr: int
 
 
 def apply(board: bytes, move: Move, side: int) -> bytes:
-    mode, fr, to = move
-    if mode == PASS:
+    mode, fr, to, promote = move
+    if mode in (PASS, RUIN):
         return board
     b = bytearray(board)
     if mode == DROP:
@@ -169,7 +200,7 @@ def apply(board: bytes, move: Move, side: int) -> bytes:
     elif mode == SHOOT:
         b[to] = 0
     else:
-        b[to] = b[fr]
+        b[to] = COLOURS[side] | promote if promote else b[fr]
         b[fr] = 0
     return bytes(b)
 
@@ -189,7 +220,7 @@ def is_legal(cfg: Config, geo: Geometry, pos: Position, move: Move) -> bool:
     check; taking the enemy King (possible only right after the reveal, CY-R60) is legal."""
     board, side = pos.board, pos.turn
     if move.mode in (CAPTURE, SHOOT) and not capture_allowed(
-        cfg, geo, board, side, move.from_square, move.to_square
+        cfg, geo, board, side, move.from_square, move.to_square, pos.terrain
     ):
         return False
     if cfg.values or captures_king(board, move):
@@ -198,7 +229,10 @@ def is_legal(cfg: Config, geo: Geometry, pos: Position, move: Move) -> bool:
 
 
 def legal_moves(cfg: Config, geo: Geometry, pos: Position) -> list[Move]:
-    """Every legal board action of the side to move; `pass` alone in B when none (CY-4.3)."""
+    """Every legal board action of the side to move; `pass` alone in B, C when none (CY-4.3)."""
+    if pos.terrain:
+        moves = legal_moves_c(cfg, geo, pos)
+        return moves if moves else [PASS_MOVE]
     moves = [m for m in pseudo_moves(cfg, geo, pos) if is_legal(cfg, geo, pos, m)]
     if not moves and cfg.values:
         return [PASS_MOVE]
@@ -207,6 +241,8 @@ def legal_moves(cfg: Config, geo: Geometry, pos: Position) -> list[Move]:
 
 def has_legal_move(cfg: Config, geo: Geometry, pos: Position) -> bool:
     """Whether the side to move has a legal action other than `pass` (early exit)."""
+    if pos.terrain:
+        return bool(legal_moves_c(cfg, geo, pos))
     board, side = pos.board, pos.turn
     colour = COLOURS[side]
     for s, man in enumerate(board):
@@ -221,8 +257,10 @@ def has_legal_move(cfg: Config, geo: Geometry, pos: Position) -> bool:
     return False
 
 
-def play(pos: Position, move: Move) -> Position:
+def play(cfg: Config, pos: Position, move: Move) -> Position:
     """The position after a legal `move` (CY-7.4/7.5 bookkeeping; unchecked)."""
+    if pos.terrain:
+        return play_c(cfg, pos, move)
     side = pos.turn
     board = apply(pos.board, move, side)
     reserve = pos.reserve & ~(1 << side) if move.mode == DROP else pos.reserve
@@ -250,5 +288,234 @@ def perft(cfg: Config, geo: Geometry, pos: Position, depth: int) -> int:
     total = 0
     for m in moves:
         if not captures_king(pos.board, m):
-            total += perft(cfg, geo, play(pos, m), depth - 1)
+            total += perft(cfg, geo, play(cfg, pos, m), depth - 1)
     return total
+
+
+# Version C (CY-5.1.1 C columns, CY-5.3, CY-5.4.4, CY-5.4.8, CY-6.2-6.4) ------------------------
+
+
+def walk(
+    cfg: Config, board: bytes, terrain: bytes, kind: int, ray: tuple[int, ...]
+) -> tuple[list[int], int]:
+    """The empty squares a man of `kind` may move to along `ray` and the occupied square its
+    line stops at if the man may enter it (-1 if none): CY-5.2, CY-5.3, Wildfyre CY-5.2.3.
+    Whether the stop square holds an enemy is for the caller."""
+    moves: list[int] = []
+    dirs_rng = MOVES_C[kind][1]
+    if kind == DRAGON:  # CY-5.3.5, CY-R26: no costs, no halts; flies over Mountains
+        over = False
+        for t in ray[:dirs_rng]:
+            if terrain[t] == BURNING:
+                break
+            p = board[t]
+            if not p:
+                moves.append(t)
+            elif p & KIND == MOUNTAIN:
+                over = True
+            else:
+                return moves, t if not over or cfg.dragon_capture_over_mountains else -1
+        return moves, -1
+    spent = 0
+    for t in ray[:dirs_rng]:
+        tile = terrain[t]
+        if tile == BURNING:
+            break
+        spent += entry_cost(kind, tile)
+        if not may_enter(kind, tile, spent):
+            break
+        if board[t]:
+            return moves, t
+        moves.append(t)
+        if halts(kind, tile):
+            break
+    return moves, -1
+
+
+def capture_modes_c(
+    cfg: Config, board: bytes, terrain: bytes, side: int, s: int, ray: tuple[int, ...], d: int,
+    k: int,
+) -> int:  # fmt: skip
+    """CY-5.4 in version C: the modes by which `side`'s man on `s` reaches the square k steps
+    along `ray` (direction `d`), ignoring values; the target's content is not looked at."""
+    kind = board[s] & KIND
+    if cannot_attack(terrain, s, kind):  # CY-5.4.8
+        return 0
+    modes = 0
+    dirs, _rng = MOVES_C[kind]
+    if d in dirs and walk(cfg, board, terrain, kind, ray)[1] == ray[k - 1]:  # CY-5.4.1
+        modes = DISPLACE
+    if k <= 2:
+        mid = board[ray[0]] if k == 2 else 0
+        own = bool(mid) and owner(mid) == side
+        if kind == TREBUCHET:  # CY-5.4.4, CY-R10, CY-R11, CY-R37: over Mountains, own men
+            shoots = d < 4 and (not mid or cfg.super_trebuchet or mid & KIND == MOUNTAIN or own)
+        elif kind == CROSSBOWMEN:  # CY-5.4.4: diagonal, a clear line
+            shoots = d in DIAGONAL and not mid
+        else:  # CY-5.4.5, CY-R43: Dragonfyre over empty squares and own men
+            shoots = (
+                kind == DRAGON and cfg.dragonfyre and (not mid or (own and mid & KIND != MOUNTAIN))
+            )
+        if shoots:
+            modes |= STATIONARY
+    return modes
+
+
+def threateners_c(
+    cfg: Config, geo: Geometry, board: bytes, terrain: bytes, target: int, by: int
+) -> list[int]:
+    """Squares of `by`'s men that threaten `target` in version C (CY-5.5.1, CY-R20)."""
+    found = []
+    rays = geo.rays
+    for d in ALL:
+        back = OPPOSITE[d]
+        for k, s in enumerate(rays[target][d][:4], 1):
+            man = board[s]
+            if not man or owner(man) != by or k > REACH_C[man & KIND]:
+                continue
+            if capture_modes_c(cfg, board, terrain, by, s, rays[s][back], back, k):
+                found.append(s)
+    return found
+
+
+def capture_allowed_c(
+    cfg: Config, geo: Geometry, board: bytes, terrain: bytes, side: int, fr: int, to: int
+) -> bool:
+    """CY-5.6.2 with the values of CY-6.2 (CY-R23): single, flank or King flank."""
+    n = geo.n
+    target = defence(n, board, terrain, to, cfg.fortress_cap)
+    if attack(n, board, terrain, fr) >= target:
+        return True
+    flank = threateners_c(cfg, geo, board, terrain, to, side)
+    if len(flank) < 2:
+        return False
+    if any(board[s] & KIND == KING for s in flank):
+        return True
+    return sum(attack(n, board, terrain, s) for s in flank) >= target
+
+
+def _promotions(cfg: Config, pos: Position, move: Move) -> list[Move]:
+    """CY-6.4.7, CY-R46: `move` and, if it enters the mover's own intact Fortress with a man
+    whose next type up the ladder the player has lost, the same move with that promotion."""
+    to = move.to_square
+    terrain = pos.terrain
+    if not cfg.fortress_promotion or terrain[to] != FORTRESS:
+        return [move]
+    side = pos.turn
+    if fortress_owner(terrain, to) != side:
+        return [move]
+    up = PROMOTION.get(pos.board[move.from_square] & KIND)
+    if up is None:
+        return [move]
+    have = pos.board.count(COLOURS[side] | up) + (up == DRAGON and pos.reserve >> side & 1)
+    return [move, move._replace(promote=up)] if have < COUNT[up] else [move]
+
+
+def pseudo_from_c(cfg: Config, geo: Geometry, pos: Position, s: int) -> list[Move]:
+    """Moves and captures of the man on `s` in version C, values aside."""
+    board, terrain, side = pos.board, pos.terrain, pos.turn
+    kind = board[s] & KIND
+    out: list[Move] = []
+    dirs, _rng = MOVES_C[kind]
+    rays = geo.rays[s]
+    shoots = not cannot_attack(terrain, s, kind)
+    for d in dirs:  # CY-5.2, CY-5.3, CY-5.4.1
+        moves, stop = walk(cfg, board, terrain, kind, rays[d])
+        out.extend(Move(MOVE, s, t) for t in moves)
+        if stop >= 0 and shoots:
+            p = board[stop]
+            if owner(p) != side and p & KIND != MOUNTAIN:
+                out.append(Move(CAPTURE, s, stop))
+    if shoots and (kind in (TREBUCHET, CROSSBOWMEN) or (kind == DRAGON and cfg.dragonfyre)):
+        for d in ALL:  # CY-5.4.4, CY-5.4.5
+            ray = rays[d]
+            for k, t in enumerate(ray[:2], 1):
+                p = board[t]
+                if not p or p & KIND == MOUNTAIN or owner(p) == side:  # CY-5.4.9, CY-R56
+                    continue
+                if capture_modes_c(cfg, board, terrain, side, s, ray, d, k) & STATIONARY:
+                    out.append(Move(SHOOT, s, t))
+    if cfg.fortress_promotion:
+        out = [p for m in out for p in (_promotions(cfg, pos, m) if m.mode != SHOOT else [m])]
+    return out
+
+
+def legal_moves_c(cfg: Config, geo: Geometry, pos: Position) -> list[Move]:
+    """Every legal board action but `pass` in version C: no check (CY-6.1.5), values of CY-6.2
+    for captures, Dragon drops on non-burning squares (CY-R41), ruins (CY-6.4.5)."""
+    board, terrain, side = pos.board, pos.terrain, pos.turn
+    colour = COLOURS[side]
+    out: list[Move] = []
+    for s, man in enumerate(board):
+        if man and man & ~KIND == colour and man & KIND != MOUNTAIN:
+            for m in pseudo_from_c(cfg, geo, pos, s):
+                if m.mode == MOVE or capture_allowed_c(cfg, geo, board, terrain, side, s,
+                                                       m.to_square):  # fmt: skip
+                    out.append(m)
+    if pos.reserve >> side & 1:
+        out.extend(
+            Move(DROP, -1, t)
+            for t in sorted(geo.halves[side])
+            if not board[t] and terrain[t] != BURNING
+        )
+    out.extend(Move(RUIN, -1, sq) for sq, seat, eligible in pos.storm if seat == side and eligible)
+    return out
+
+
+def _storms(cfg: Config, pos: Position, move: Move, board: bytes, terrain: bytes) -> list[Storm]:
+    """CY-6.4.5, CY-R44: storming rights after `move` (played by the side to move)."""
+    side = pos.turn
+    mode, fr, to, _ = move
+    out: list[Storm] = []
+    for sq, seat, eligible in pos.storm:
+        if seat == side:  # the stormer acted: leaving or ruining ends the right
+            if not (mode == RUIN and to == sq) and not (mode in (MOVE, CAPTURE) and fr == sq):
+                out.append((sq, seat, eligible))
+        elif board[sq] and owner(board[sq]) == seat:  # survived the opponent's turn
+            out.append((sq, seat, 1))
+    if (
+        cfg.fortress_storming
+        and mode in (MOVE, CAPTURE)
+        and terrain[to] == FORTRESS
+        and fortress_owner(terrain, to) != side
+    ):
+        out.append((to, side, 0))
+    return sorted(out)
+
+
+def play_c(cfg: Config, pos: Position, move: Move) -> Position:
+    """The position after a legal version-C `move`: ruin by the Dragon (CY-6.3), Wildfyre
+    (CY-6.4.6), storming rights and ruin (CY-6.4.5), promotion (CY-6.4.7); unchecked."""
+    side = pos.turn
+    mode, fr, to, promote = move
+    board = apply(pos.board, move, side)
+    tiles = pos.terrain
+    tile = tiles[to] if to >= 0 else 0
+    changed = -1
+    if mode == RUIN:
+        changed = FOREST
+    elif mode in (MOVE, CAPTURE, SHOOT):
+        if (
+            tile == FORTRESS
+            and pos.board[fr] & KIND == DRAGON
+            and fortress_owner(tiles, to) != side
+        ):  # CY-6.3.1, CY-R35
+            changed = FOREST
+        elif mode == SHOOT and tile == WATER and cfg.wildfyre:  # CY-R45
+            changed = BURNING
+    terrain = tiles if changed < 0 else tiles[:to] + bytes((changed,)) + tiles[to + 1 :]
+    storm = tuple(_storms(cfg, pos, move, board, terrain)) if cfg.fortress_storming else ()
+    reserve = pos.reserve & ~(1 << side) if mode == DROP else pos.reserve
+    progress = mode in (CAPTURE, SHOOT, DROP, RUIN) or promote > 0 or changed >= 0  # CY-7.5
+    nxt = Position(
+        board,
+        side ^ 1,
+        reserve,
+        0 if progress else pos.quiet + 1,
+        pos.passes + 1 if mode == PASS else 0,
+        (),
+        terrain,
+        storm,
+    )
+    key = nxt.key()
+    return nxt._replace(history=(key,) if progress else (*pos.history, key))

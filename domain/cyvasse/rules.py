@@ -1,5 +1,5 @@
 """The Cyvasse ruleset: decide (checked) and evolve (unchecked), the hidden setup and the end
-of the game (CY-4.4, CY-7), versions A and B on square boards with options b-d."""
+of the game (CY-4.4, CY-7), versions A, B and C on square boards with options b-g."""
 
 import re
 from collections.abc import Callable, Sequence
@@ -12,10 +12,13 @@ from contracts.events import Event, GameCreated, GameEnded, Resigned, SetupRevea
 from domain.core import Decision, DrawResult, Outcome, Rejection, VariantError
 from domain.cyvasse.board import (
     COLOURS,
+    CROSSBOWMEN,
     DIRECTIONS,
     DRAGON,
     KIND,
+    KIND_OF_LETTER,
     KING,
+    LETTERS,
     MOUNTAIN,
     MOVES,
     NAMES_OF_KIND,
@@ -36,6 +39,7 @@ from domain.cyvasse.movegen import (
     MOVE,
     PASS,
     PASS_MOVE,
+    RUIN,
     SHOOT,
     Move,
     capture_allowed,
@@ -47,9 +51,23 @@ from domain.cyvasse.movegen import (
     perft,
     play,
     pseudo_from,
+    pseudo_from_c,
     threateners,
+    threateners_c,
+    walk,
 )
-from domain.cyvasse.setup import encode_setup, parse_setup, random_placement
+from domain.cyvasse.setup import Placement, encode_setup, parse_setup, random_placement
+from domain.cyvasse.terrain import (
+    BURNING,
+    FORTRESS,
+    MOVES_C,
+    PROMOTION,
+    TILE_NAMES,
+    attack,
+    cannot_attack,
+    defence,
+    fortress_owner,
+)
 from domain.cyvasse.variant import Config, parse_variant
 
 
@@ -77,8 +95,9 @@ class State(NamedTuple):
 
 _SIDE: Final = ("White", "Black")
 _MARK: Final = "-x*"
-_MOVE_RE: Final = re.compile(r"^([a-j](?:10|[1-9]))([-x*])([a-j](?:10|[1-9]))$")
+_MOVE_RE: Final = re.compile(r"^([a-j](?:10|[1-9]))([-x*])([a-j](?:10|[1-9]))(?:=([A-Z]))?$")
 _DROP_RE: Final = re.compile(r"^D@([a-j](?:10|[1-9]))$")
+_RUIN_RE: Final = re.compile(r"^ruin@([a-j](?:10|[1-9]))$")
 _HOW: Final = {
     1: "one square in any direction",
     2: "up to 4 squares in any straight line, flying over Mountains",
@@ -112,7 +131,7 @@ def _ended(outcome: Outcome) -> GameEnded:
 
 
 class Cyvasse:
-    """Cyvasse (Jeff C. Caird) per rulings/cyvasse.md v1.0: versions A and B, square boards."""
+    """Cyvasse (Jeff C. Caird) per rulings/cyvasse.md v1.0: versions A, B, C, square boards."""
 
     name = "cyvasse"
     events: tuple[type[Event], ...] = EVENTS
@@ -135,7 +154,9 @@ class Cyvasse:
         if created.position:
             return State(config, geo, _parse_position(config, created.position))
         reserve = 3 if config.dragon_reserve else 0
-        return State(config, geo, Position(bytes(config.n * config.n), 0, reserve), placed=0)
+        terrain = bytes(config.n * config.n) if config.terrain else b""
+        pos = Position(bytes(config.n * config.n), 0, reserve, terrain=terrain)
+        return State(config, geo, pos, placed=0)
 
     def to_act(self, state: State) -> frozenset[int]:
         if state.outcome or state.placed != 3:
@@ -150,7 +171,7 @@ class Cyvasse:
         if state.placed >> seat & 1:
             return _illegal("your setup is already on the board", "CY-3.1.3")
         placement = parse_setup(state.config, state.geo, seat, setup)
-        if isinstance(placement, tuple):
+        if not isinstance(placement, Placement):
             clause, reason = placement
             return _illegal(reason, clause)
         return None
@@ -160,7 +181,9 @@ class Cyvasse:
         return (_ended(_win(seat ^ 1, why)),)
 
     def random_setup(self, state: State, seat: int, choose: Callable[[int], int]) -> bytes:
-        return encode_setup(state.geo, random_placement(state.config, state.geo, seat, choose))
+        cfg = state.config
+        placement = random_placement(cfg, state.geo, seat, choose)
+        return encode_setup(state.geo, placement, cfg.terrain)
 
     # Actions ------------------------------------------------------------------------------
 
@@ -222,7 +245,7 @@ class Cyvasse:
         problem = check_move(cfg, geo, pos, move)
         if problem is not None:
             return problem
-        nxt = play(pos, move)
+        nxt = play(cfg, pos, move)
         text = format_move(geo, move)
         _memo[0] = (pos, text, nxt)
         events: list[Event] = []
@@ -246,7 +269,7 @@ class Cyvasse:
             else:
                 move = parse_action(state.geo, event.action)
                 assert isinstance(move, Move), move
-                nxt = play(pos, move)
+                nxt = play(state.config, pos, move)
             seat = event.seat
             return state._replace(
                 pos=nxt,
@@ -309,12 +332,15 @@ class Cyvasse:
 
 
 def format_move(geo: Geometry, move: Move) -> str:
-    mode, fr, to = move
+    mode, fr, to, promote = move
     if mode == PASS:
         return "pass"
     if mode == DROP:
         return f"D@{geo.names[to]}"
-    return f"{geo.names[fr]}{_MARK[mode]}{geo.names[to]}"
+    if mode == RUIN:
+        return f"ruin@{geo.names[to]}"
+    suffix = f"={LETTERS[promote]}" if promote else ""
+    return f"{geo.names[fr]}{_MARK[mode]}{geo.names[to]}{suffix}"
 
 
 def parse_action(geo: Geometry, text: str) -> Action | Rejection:
@@ -334,7 +360,11 @@ def parse_action(geo: Geometry, text: str) -> Action | Rejection:
         if fr == to:
             return Rejection(ErrorCode.MALFORMED_ACTION, "from and to are the same square",
                              "CY-1.3.3")  # fmt: skip
-        return Move(_MARK.index(m[2]), fr, to)
+        promote = KIND_OF_LETTER.get(m[4], 0) if m[4] else 0
+        if m[4] and (m[2] == "*" or promote not in PROMOTION.values()):
+            return Rejection(ErrorCode.MALFORMED_ACTION, "=<letter> promotes a man entering "
+                             "its Fortress to S, L, C, H, E, D or T", "CY-6.4.7")  # fmt: skip
+        return Move(_MARK.index(m[2]), fr, to, promote)
     m = _DROP_RE.match(word)
     if m:
         to = parse_square(geo, m[1])
@@ -343,17 +373,27 @@ def parse_action(geo: Geometry, text: str) -> Action | Rejection:
                              f"{m[1]} is not a square of the {geo.n}x{geo.n} board",
                              "CY-1.1.1")  # fmt: skip
         return Move(DROP, -1, to)
+    m = _RUIN_RE.match(word)
+    if m:
+        to = parse_square(geo, m[1])
+        if to is None:
+            return Rejection(ErrorCode.MALFORMED_ACTION,
+                             f"{m[1]} is not a square of the {geo.n}x{geo.n} board",
+                             "CY-1.1.1")  # fmt: skip
+        return Move(RUIN, -1, to)
     return Rejection(
         ErrorCode.MALFORMED_ACTION,
-        f"{text!r} is not an action: <from>-<to>, <from>x<to>, <from>*<to>, D@<square>, pass, "
-        "resign, offer-draw, accept-draw or decline-draw",
+        f"{text!r} is not an action: <from>-<to>, <from>x<to>, <from>*<to> (a promotion adds "
+        "=<letter>), D@<square>, ruin@<square>, pass, resign, offer-draw, accept-draw or "
+        "decline-draw",
         "CY-1.3.3",
     )
 
 
 def _parse_position(config: Config, text: str) -> Position:
     try:
-        return parse_position(geometry(config.n), text, config.dragon_reserve)
+        return parse_position(geometry(config.n), text, config.dragon_reserve, config.terrain,
+                              config.fortress_storming)  # fmt: skip
     except ValueError as exc:
         raise VariantError(ErrorCode.BAD_POSITION, f"bad position (CY-1.3.5): {exc}") from None
 
@@ -364,13 +404,18 @@ def _place(state: State, event: SetupRevealed) -> State:
     if event.rejected or state.placed >> seat & 1:
         return state
     placement = parse_setup(state.config, state.geo, seat, event.setup.encode())
-    if isinstance(placement, tuple):
+    if not isinstance(placement, Placement):
         return state  # the table never passes a refused setup on
     board = bytearray(state.pos.board)
-    for s, kind in placement.items():
+    for s, kind in placement.men.items():
         board[s] = COLOURS[seat] | kind
     placed = state.placed | 1 << seat
     pos = state.pos._replace(board=bytes(board))
+    if placement.terrain:  # CY-R36: the tiles are revealed with the men
+        terrain = bytearray(pos.terrain)
+        for s, tile in placement.terrain.items():
+            terrain[s] = tile
+        pos = pos._replace(terrain=bytes(terrain))
     if placed != 3:
         return state._replace(pos=pos, placed=placed)
     pos = pos._replace(history=(pos.key(),))
@@ -387,8 +432,12 @@ def _place(state: State, event: SetupRevealed) -> State:
 def check_move(cfg: Config, geo: Geometry, pos: Position, move: Move) -> Rejection | None:
     """None if `move` is legal for the side to move, else a Rejection citing the clause."""
     board, side = pos.board, pos.turn
-    mode, fr, to = move
+    mode, fr, to, promote = move
     names = geo.names
+    if promote and not cfg.fortress_promotion:
+        return _illegal("promotion needs version C with fortress-promotion", "CY-6.4.7")
+    if mode == RUIN:
+        return _check_ruin(cfg, geo, pos, to)
     if mode == PASS:
         if not cfg.values:
             return _illegal("version A has no pass: without a legal action the game is over",
@@ -406,6 +455,8 @@ def check_move(cfg: Config, geo: Geometry, pos: Position, move: Move) -> Rejecti
                             "CY-R41")  # fmt: skip
         if board[to]:
             return _illegal(f"{names[to]} is not empty", "CY-R41")
+        if pos.terrain and pos.terrain[to] == BURNING:
+            return _illegal(f"{names[to]} is burning (Wildfyre)", "CY-6.4.6")
         if not is_legal(cfg, geo, pos, move):
             return _illegal("this would leave your King in check", "CY-6.1.2")
         return None
@@ -428,6 +479,8 @@ def check_move(cfg: Config, geo: Geometry, pos: Position, move: Move) -> Rejecti
             return _illegal(f"there is no enemy man on {names[to]} to capture", "CY-5.4.9")
         if target & KIND == MOUNTAIN:
             return _illegal("Mountains cannot be captured", "CY-R56")
+    if pos.terrain:
+        return _check_c(cfg, geo, pos, move)
     if move not in pseudo_from(cfg, geo, board, side, fr):
         return _explain(cfg, geo, board, move, kind)
     if mode in (CAPTURE, SHOOT) and not capture_allowed(cfg, geo, board, side, fr, to):
@@ -450,7 +503,7 @@ def check_move(cfg: Config, geo: Geometry, pos: Position, move: Move) -> Rejecti
 
 def _explain(cfg: Config, geo: Geometry, board: bytes, move: Move, kind: int) -> Rejection:
     """Why a move or capture the man's rules do not generate is refused."""
-    mode, fr, to = move
+    mode, fr, to, _ = move
     name, n = NAMES_OF_KIND[kind], geo.n
     if mode == SHOOT:
         if kind == TREBUCHET:
@@ -483,6 +536,101 @@ def _explain(cfg: Config, geo: Geometry, board: bytes, move: Move, kind: int) ->
     ):
         reason += f"; it captures over it without moving: {geo.names[fr]}*{geo.names[to]}"
     return _illegal(reason, "CY-5.2.2")
+
+
+def _check_ruin(cfg: Config, geo: Geometry, pos: Position, to: int) -> Rejection | None:
+    """CY-6.4.5, CY-R44: `ruin@<sq>` needs a storming man that survived one enemy turn."""
+    if not cfg.fortress_storming:
+        return _illegal("ruining a Fortress needs version C with fortress-storming", "CY-6.4.5")
+    for sq, seat, eligible in pos.storm:
+        if sq == to and seat == pos.turn:
+            if eligible:
+                return None
+            return _illegal(f"your man on {geo.names[to]} must first survive your opponent's "
+                            "next turn", "CY-6.4.5")  # fmt: skip
+    return _illegal(f"no man of yours has stormed the enemy Fortress on {geo.names[to]} and "
+                    "stayed there", "CY-6.4.5")  # fmt: skip
+
+
+def _check_c(cfg: Config, geo: Geometry, pos: Position, move: Move) -> Rejection | None:
+    """Version C: a move or capture of the man on the from-square (CY-5.1.1 C, 5.3, 5.4.4,
+    5.4.8, 6.2, 6.4.7); no check (CY-6.1.5)."""
+    board, terrain, side = pos.board, pos.terrain, pos.turn
+    mode, fr, to, promote = move
+    pseudo = pseudo_from_c(cfg, geo, pos, fr)
+    kind = board[fr] & KIND
+    name = NAMES_OF_KIND[kind]
+    if move not in pseudo:
+        if promote and move._replace(promote=0) in pseudo:
+            up = PROMOTION.get(kind)
+            if terrain[to] != FORTRESS or fortress_owner(terrain, to) != side:
+                return _illegal("only a man entering your own intact Fortress is promoted",
+                                "CY-6.4.7")  # fmt: skip
+            if up != promote:
+                ladder = f"a {NAMES_OF_KIND[up]}" if up else "nothing"
+                return _illegal(f"a {name} is promoted one step up the values, to {ladder}",
+                                "CY-R46")  # fmt: skip
+            return _illegal(f"you have lost no {NAMES_OF_KIND[up]}: a promotion only replaces "
+                            "a lost man", "CY-R46")  # fmt: skip
+        return _explain_c(cfg, geo, pos, move, kind)
+    if mode in (CAPTURE, SHOOT) and not capture_allowed(cfg, geo, board, side, fr, to, terrain):
+        n, target = geo.n, board[to]
+        flank = threateners_c(cfg, geo, board, terrain, to, side)
+        total = sum(attack(n, board, terrain, s) for s in flank)
+        return _illegal(
+            f"a {name} (attack {attack(n, board, terrain, fr)}) cannot take a "
+            f"{NAMES_OF_KIND[target & KIND]} (defence "
+            f"{defence(n, board, terrain, to, cfg.fortress_cap)}): the men threatening "
+            f"{geo.names[to]} sum to {total} and include no King",
+            "CY-5.6.2",
+        )
+    return None
+
+
+def _explain_c(cfg: Config, geo: Geometry, pos: Position, move: Move, kind: int) -> Rejection:
+    """Why version C does not generate a move or capture of this man."""
+    board, terrain = pos.board, pos.terrain
+    mode, fr, to, _ = move
+    name, n, names = NAMES_OF_KIND[kind], geo.n, geo.names
+    if mode != MOVE and cannot_attack(terrain, fr, kind):
+        return _illegal(f"a {name} on Water cannot attack", "CY-5.4.8")
+    if mode == SHOOT:
+        if kind == TREBUCHET:
+            return _illegal("a Trebuchet's ranged attack reaches 1-2 squares orthogonally, over "
+                            "an empty square, a Mountain or a man of your own",
+                            "CY-5.4.4")  # fmt: skip
+        if kind == CROSSBOWMEN:
+            return _illegal("Crossbowmen shoot 1-2 squares diagonally over an empty square",
+                            "CY-5.4.4")  # fmt: skip
+        if kind == DRAGON and cfg.dragonfyre:
+            return _illegal("Dragonfyre reaches 1-2 squares in a straight line, over an empty "
+                            "square or a man of your own, never over a Mountain",
+                            "CY-5.4.5")  # fmt: skip
+        return _illegal(f"a {name} cannot capture without moving", "CY-5.4")
+    dx, dy = to % n - fr % n, to // n - fr // n
+    k = max(abs(dx), abs(dy))
+    step = (dx // k, dy // k) if dx in (0, k, -k) and dy in (0, k, -k) else None
+    dirs, rng = MOVES_C[kind]
+    d = DIRECTIONS.index(step) if step in DIRECTIONS else -1
+    if d not in dirs or k > rng:
+        how = "one square orthogonally" if kind == TREBUCHET else _HOW[kind]
+        return _illegal(f"a {name} moves {how} in version C", "CY-5.1.1")
+    line = geo.rays[fr][d][:k]
+    if any(terrain[s] == BURNING for s in line):
+        return _illegal("no man may enter or pass a burning square", "CY-5.2.3")
+    blocked = next((s for s in line[:-1] if board[s] and not (
+        kind == DRAGON and board[s] & KIND == MOUNTAIN)), -1)  # fmt: skip
+    if blocked >= 0:
+        return _illegal(f"the {name} cannot pass the man on {names[blocked]}", "CY-5.2.2")
+    if kind == DRAGON:
+        return _illegal("the Dragon may not capture across Mountains in this variant "
+                        "(dragon_capture_over_mountains=false)", "CY-5.4.2")  # fmt: skip
+    reached = walk(cfg, board, terrain, kind, geo.rays[fr][d])
+    last = (reached[0] + [reached[1]])[-1] if reached[0] or reached[1] >= 0 else fr
+    tile = TILE_NAMES[terrain[last]] if last != fr else ""
+    why = f"it must halt on the {tile} of {names[last]}" if last != fr else "it cannot enter"
+    return _illegal(f"the {name} cannot reach {names[to]} over this terrain: {why} "
+                    "(entry costs: Hills, Forest 2, Water 3)", "CY-5.3.3")  # fmt: skip
 
 
 # End of game (CY-4.4, CY-7) ----------------------------------------------------------------

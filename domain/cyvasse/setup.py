@@ -1,12 +1,15 @@
-"""The hidden setup (CY-3, CY-R01..R06): the setup bytes, their validation and random setups.
+"""The hidden setup (CY-3, CY-R01..R06, CY-R36): the setup bytes, their validation and random
+setups.
 
 Setup bytes: `msgspec.json.encode({"men": {"<square>": "<letter>", ...}}, order="sorted")`,
 letters of CY-1.3.1 in upper case for either seat (the seat gives the colour), Mountains as `M`.
+Version C adds the key "terrain" with the non-Grassland tiles of the own half:
+`{"men": {...}, "terrain": {"<square>": "<H|W|F|X>", ...}}` (CY-1.3.2, CY-1.3.4).
 """
 
 from collections import deque
 from collections.abc import Callable
-from typing import Final
+from typing import Final, NamedTuple
 
 import msgspec
 
@@ -14,15 +17,26 @@ from domain.cyvasse.board import (
     COUNT,
     DRAGON,
     KIND_OF_LETTER,
+    KING,
     LETTERS,
     MOUNTAIN,
     NAMES_OF_KIND,
+    TILE_LETTERS,
     Geometry,
     parse_square,
 )
+from domain.cyvasse.terrain import FORTRESS, TILE_NAMES, TILES, WATER
 from domain.cyvasse.variant import Config
 
 Problem = tuple[str, str]  # (clause, reason)
+
+
+class Placement(NamedTuple):
+    """A valid setup: {square: kind} of the men and {square: tile} of the non-Grassland
+    tiles (empty in versions A and B)."""
+
+    men: dict[int, int]
+    terrain: dict[int, int]
 
 
 def army(cfg: Config) -> list[int]:
@@ -68,13 +82,30 @@ def mountain_problem(geo: Geometry, mountains: set[int]) -> str | None:
             f"(a pass must remain)")  # fmt: skip
 
 
-def parse_setup(cfg: Config, geo: Geometry, seat: int, data: bytes) -> dict[int, int] | Problem:
-    """The placement {square: kind} of valid setup bytes, or (clause, reason)."""
+def _half_problem(geo: Geometry, seat: int, name: str) -> Problem:
+    side = ("White", "Black")[seat]
+    ranks = "1-4" if geo.n == 8 else "1-5"
+    if seat:
+        ranks = "5-8" if geo.n == 8 else "6-10"
+    return "CY-3.2", f"{name} is outside {side}'s half (ranks {ranks}) [CY-R01]"
+
+
+def parse_setup(cfg: Config, geo: Geometry, seat: int, data: bytes) -> Placement | Problem:
+    """The placement of valid setup bytes, or (clause, reason)."""
     try:
         obj = msgspec.json.decode(data)
     except msgspec.DecodeError as exc:
         return "CY-1.3.4", f"the setup is not JSON: {exc}"
-    if not isinstance(obj, dict) or set(obj) != {"men"} or not isinstance(obj["men"], dict):
+    keys = {"men", "terrain"} if cfg.terrain else {"men"}
+    if (
+        not isinstance(obj, dict)
+        or set(obj) != keys
+        or not all(isinstance(obj[key], dict) for key in keys)
+    ):
+        if cfg.terrain:
+            return "CY-1.3.4", ('a version-C setup is a JSON object {"men": {"<square>": '
+                                '"<letter>", ...}, "terrain": {"<square>": "<H|W|F|X>", ...}} '
+                                "[CY-R36]")  # fmt: skip
         return "CY-1.3.4", 'a setup is a JSON object {"men": {"<square>": "<letter>", ...}}'
     if msgspec.json.encode(obj, order="sorted") != data:
         return "CY-1.3.4", "the setup must be compact JSON with sorted keys, each key once"
@@ -88,11 +119,7 @@ def parse_setup(cfg: Config, geo: Geometry, seat: int, data: bytes) -> dict[int,
         if kind is None:
             return "CY-1.3.1", f"{letter!r} on {name} is not a man's letter ({LETTERS.strip()})"
         if s not in geo.halves[seat]:
-            side = ("White", "Black")[seat]
-            ranks = "1-4" if geo.n == 8 else "1-5"
-            if seat:
-                ranks = "5-8" if geo.n == 8 else "6-10"
-            return "CY-3.2", f"{name} is outside {side}'s half (ranks {ranks}) [CY-R01]"
+            return _half_problem(geo, seat, name)
         placement[s] = kind
         counts[kind] += 1
     expected = [0] * 11
@@ -108,12 +135,52 @@ def parse_setup(cfg: Config, geo: Geometry, seat: int, data: bytes) -> dict[int,
     problem = mountain_problem(geo, {s for s, k in placement.items() if k == MOUNTAIN})
     if problem:
         return "CY-3.4", problem + " [CY-R04]"
-    return placement
+    if not cfg.terrain:
+        return Placement(placement, {})
+    tiles = parse_terrain(geo, seat, obj["terrain"], placement)
+    if isinstance(tiles, tuple):
+        return tiles
+    return Placement(placement, tiles)
 
 
-def encode_setup(geo: Geometry, placement: dict[int, int]) -> bytes:
-    men = {geo.names[s]: LETTERS[k] for s, k in placement.items()}
-    return msgspec.json.encode({"men": men}, order="sorted")
+def parse_terrain(
+    geo: Geometry, seat: int, terrain: dict[object, object], men: dict[int, int]
+) -> dict[int, int] | Problem:
+    """CY-2.3, CY-3.6, CY-R36, CY-R58: the tiles of a version-C setup (Grassland implicit)."""
+    tiles: dict[int, int] = {}
+    for name, letter in terrain.items():
+        s = parse_square(geo, name) if isinstance(name, str) else None
+        if s is None:
+            return "CY-1.1.1", f"{name!r} is not a square of the {geo.n}x{geo.n} board"
+        tile = TILE_LETTERS.find(letter) if isinstance(letter, str) and len(letter) == 1 else -1
+        if tile not in (1, 2, 3, 4):
+            return "CY-1.3.2", (f"{letter!r} on {name} is not a tile letter (H Hills, W Water, "
+                                "F Forest, X Fortress; Grassland is left out)")  # fmt: skip
+        if s not in geo.halves[seat]:
+            return _half_problem(geo, seat, geo.names[s])
+        tiles[s] = tile
+    for tile, count in TILES[geo.n].items():
+        placed = sum(t == tile for t in tiles.values())
+        if placed != count:
+            return "CY-3.6.1", (f"{placed} {TILE_NAMES[tile]} tiles placed; the {geo.n}x{geo.n} "
+                                f"board needs exactly {count} per side (CY-2.3)")  # fmt: skip
+    king = next(s for s, kind in men.items() if kind == KING)
+    if tiles.get(king) != FORTRESS:
+        where = geo.names[king]
+        return "CY-3.6.2", f"the King must stand on its own Fortress, not on {where} [CY-R58]"
+    wet = sorted(s for s, kind in men.items() if kind == MOUNTAIN and tiles.get(s) == WATER)
+    if wet:
+        names = ", ".join(geo.names[s] for s in wet)
+        return "CY-3.6.3", f"no Mountain may stand on Water ({names}) [CY-R58]"
+    return tiles
+
+
+def encode_setup(geo: Geometry, placement: Placement, terrain: bool = False) -> bytes:
+    men = {geo.names[s]: LETTERS[k] for s, k in placement.men.items()}
+    if not terrain:
+        return msgspec.json.encode({"men": men}, order="sorted")
+    tiles = {geo.names[s]: TILE_LETTERS[t] for s, t in placement.terrain.items()}
+    return msgspec.json.encode({"men": men, "terrain": tiles}, order="sorted")
 
 
 # A fallback Mountain set per board and seat, valid by CY-3.4 (used only if random tries fail).
@@ -132,8 +199,44 @@ def fallback_mountains(geo: Geometry, seat: int) -> list[int]:
 
 def random_placement(
     cfg: Config, geo: Geometry, seat: int, choose: Callable[[int], int]
-) -> dict[int, int]:
+) -> Placement:
     """A legal placement; every choice is `choose(n)` (CY-3, for bots)."""
+    men = random_men(cfg, geo, seat, choose)
+    if not cfg.terrain:
+        return Placement(men, {})
+    return random_terrain(geo, seat, men, choose)
+
+
+def _shuffled(items: list[int], choose: Callable[[int], int]) -> list[int]:
+    order = list(items)
+    for i in range(len(order) - 1, 0, -1):  # Fisher-Yates
+        j = choose(i + 1)
+        order[i], order[j] = order[j], order[i]
+    return order
+
+
+def random_terrain(
+    geo: Geometry, seat: int, men: dict[int, int], choose: Callable[[int], int]
+) -> Placement:
+    """Version C (CY-2.3, CY-3.6): tiles for a placement of men. The Fortress goes under the
+    King and Water only under squares without a Mountain; the men stay where they are."""
+    king = next(s for s, kind in men.items() if kind == KING)
+    dry = {s for s, kind in men.items() if kind == MOUNTAIN}
+    counts = TILES[geo.n]
+    free = _shuffled(sorted(geo.halves[seat] - {king}), choose)
+    wet = [s for s in free if s not in dry][: counts[WATER]]
+    rest = [s for s in free if s not in wet]
+    tiles = {king: FORTRESS} | dict.fromkeys(wet, WATER)
+    others = [tile for tile, count in counts.items() if tile not in (FORTRESS, WATER)
+              for _ in range(count)]  # fmt: skip
+    tiles.update(zip(rest, others, strict=False))
+    return Placement(men, tiles)
+
+
+def random_men(
+    cfg: Config, geo: Geometry, seat: int, choose: Callable[[int], int]
+) -> dict[int, int]:
+    """The men of a legal placement (CY-3.3, CY-3.4)."""
     squares = sorted(geo.halves[seat])
     kinds = army(cfg)
     for _ in range(64):

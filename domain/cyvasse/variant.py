@@ -21,28 +21,32 @@ OPTIONS: Final = {
     "dragon-reserve": "dragon_reserve",
     "super-trebuchet": "super_trebuchet",
     "dragonfyre": "dragonfyre",
+    "fortress-storming": "fortress_storming",
+    "wildfyre": "wildfyre",
+    "fortress-promotion": "fortress_promotion",
 }
+# Options and parameters that need terrain: ignored unless version C (CY-0.3, CY-R59).
+TERRAIN_ONLY: Final = ("fortress_storming", "wildfyre", "fortress_promotion", "fortress_cap")
 NOT_YET: Final = {
-    "C": "version C (Expert: terrain, ranged attacks, morale)",
     "hex91": "the hex91 board (Hex Cyvasse)",
-    "fortress-storming": "Optional Rule e, fortress-storming (version C only)",
-    "wildfyre": "Optional Rule f, wildfyre (version C only)",
-    "fortress-promotion": "Optional Rule g, fortress-promotion (version C only)",
     "sea-movement": "Hex Optional Rule a, sea-movement (hex91 only)",
     "combined_mountain_check=replace": "combined_mountain_check=replace (re-running the setup)",
-    "fortress_bonus_mode=cap": "fortress_bonus_mode=cap (version C only)",
 }
 
 
 @dataclass(frozen=True, slots=True)
 class Config:
-    """CY-0.1 and CY-0.2 for versions A and B on square boards; defaults are the ruling's."""
+    """CY-0.1 and CY-0.2 for versions A, B and C on square boards; defaults are the ruling's."""
 
     version: str = "A"
     board: str = "square8"
     dragon_reserve: bool = False
     super_trebuchet: bool = False
     dragonfyre: bool = False
+    fortress_storming: bool = False  # Optional Rule e (version C)
+    wildfyre: bool = False  # Optional Rule f (version C)
+    fortress_promotion: bool = False  # Optional Rule g (version C)
+    fortress_cap: bool = False  # fortress_bonus_mode=cap (CY-6.2.3, version C)
     dragon_capture_over_mountains: bool = True
     no_progress_limit: int = 50  # moves per side; 0 = off
     repetition_count: int = 3
@@ -58,12 +62,19 @@ class Config:
         return self.version != "A"
 
     @property
+    def terrain(self) -> bool:
+        """Whether the board has terrain, ranged attacks and morale (version C, CY-0.1)."""
+        return self.version == "C"
+
+    @property
     def variant(self) -> str:
         items = [self.version]
         if self.board != "square8":
             items.append(self.board)
         items.extend(sorted(flag for flag, name in OPTIONS.items() if getattr(self, name)))
         params = []
+        if self.fortress_cap:
+            params.append("fortress_bonus_mode=cap")
         if not self.dragon_capture_over_mountains:
             params.append("dragon_capture_over_mountains=false")
         if self.no_progress_limit != 50:
@@ -101,6 +112,9 @@ def parse_variant(text: str) -> Config:
         else:
             known = ", ".join([*VERSIONS, *BOARDS, *OPTIONS, *NOT_YET])
             raise _bad(f"unknown variant item {item!r} (known: {known}, key=value parameters)")
+    if values.get("version") != "C":  # CY-0.3: e, f, g and the Fortress bonus need terrain
+        for name in TERRAIN_ONLY:
+            values.pop(name, None)
     return Config(**values)  # type: ignore[arg-type]
 
 
@@ -114,8 +128,9 @@ def _parameter(item: str, values: dict[str, object]) -> None:
         if value != "none":
             raise _bad("combined_mountain_check must be none or replace")
     elif key == "fortress_bonus_mode":
-        if value != "none_above_6":
+        if value not in ("none_above_6", "cap"):
             raise _bad("fortress_bonus_mode must be none_above_6 or cap")
+        values["fortress_cap"] = value == "cap"
     elif key == "no_progress_limit":
         if value == "off":
             values[key] = 0

@@ -1,4 +1,4 @@
-"""Benchmark: Cyvasse adjudication (decide + evolve per action) over random games of A and B.
+"""Benchmark: Cyvasse adjudication (decide + evolve per action) over random games of A, B and C.
 
 Run: .venv/bin/python -m tests.bench.cyvasse
 """
@@ -9,7 +9,7 @@ from tests.domain.cyvasse.test_games import play_random_game
 
 
 def main() -> None:
-    for variant in ("A", "B", "B+square10"):
+    for variant in ("A", "B", "B+square10", "C", "C+square10"):
         timings: list[float] = []
         for seed in range(10):
             play_random_game(variant, 100 + seed, timings)

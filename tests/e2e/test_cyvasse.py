@@ -15,7 +15,9 @@ from tests.domain.cyvasse.helpers import setup_bytes
 from tests.domain.cyvasse.test_setup import men
 
 
-@pytest.mark.parametrize("variant", ["A", "B", "B+square10"])
+@pytest.mark.parametrize(
+    "variant", ["A", "B", "B+square10", "C", "C+fortress-promotion+fortress-storming+wildfyre"]
+)
 async def test_bot_games_set_up_behind_the_screen_play_and_pass_the_audit(
     client: Client, store: EventStore, variant: str
 ) -> None:

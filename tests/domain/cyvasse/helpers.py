@@ -7,15 +7,17 @@ from domain.core import Rejection
 from domain.cyvasse import CYVASSE, Move, State
 
 
-def position(white: str, black: str, side: str = "w", reserve: str = "-", quiet: int = 0) -> str:
-    """A CY-1.3.5 record from men lists like "Ke1 Td1"."""
-    return (f"side={side}; white={white}; black={black}; terrain=; reserve={reserve}; "
-            f"storm=-; plies_since_progress={quiet}")  # fmt: skip
+def position(white: str, black: str, side: str = "w", reserve: str = "-", quiet: int = 0,
+             terrain: str = "", storm: str = "-") -> str:  # fmt: skip
+    """A CY-1.3.5 record from men lists like "Ke1 Td1" (terrain like "Xb4 Fd4")."""
+    return (f"side={side}; white={white}; black={black}; terrain={terrain}; "
+            f"reserve={reserve}; storm={storm}; plies_since_progress={quiet}")  # fmt: skip
 
 
 def new(white: str, black: str, variant: str = "A", side: str = "w", reserve: str = "-",
-        quiet: int = 0) -> State:  # fmt: skip
-    return CYVASSE.start(CYVASSE.create(variant, position(white, black, side, reserve, quiet)))
+        quiet: int = 0, terrain: str = "", storm: str = "-") -> State:  # fmt: skip
+    record = position(white, black, side, reserve, quiet, terrain, storm)
+    return CYVASSE.start(CYVASSE.create(variant, record))
 
 
 def act(state: State, text: str, seat: int | None = None) -> tuple[State, tuple[Event, ...]]:
@@ -60,5 +62,7 @@ def actions_from(state: State, square: str) -> set[str]:
     return {t for t in legal_texts(state) if t.startswith(square) and t[len(square)] in "-x*"}
 
 
-def setup_bytes(men: dict[str, str]) -> bytes:
-    return msgspec.json.encode({"men": men}, order="sorted")
+def setup_bytes(men: dict[str, str], terrain: dict[str, str] | None = None) -> bytes:
+    if terrain is None:
+        return msgspec.json.encode({"men": men}, order="sorted")
+    return msgspec.json.encode({"men": men, "terrain": terrain}, order="sorted")

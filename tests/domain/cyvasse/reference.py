@@ -1,6 +1,6 @@
-"""A deliberately naive Cyvasse move generator written from the clause texts (versions A and
-B on square boards, options b-d), sharing no code with domain/cyvasse: coordinates, dicts and
-full re-generation everywhere. Used to cross-check the engine's counts (test_perft.py)."""
+"""A deliberately naive Cyvasse move generator written from the clause texts (versions A, B
+and C on square boards, options b-g), sharing no code with domain/cyvasse: coordinates, dicts
+and full re-generation everywhere. Used to cross-check the engine's counts (test_perft.py)."""
 
 from dataclasses import dataclass, field
 
@@ -26,6 +26,8 @@ class Pos:
     reserve: set[int] = field(default_factory=set)
     version: str = "A"
     flags: set[str] = field(default_factory=set)
+    tiles: dict[Square, str] = field(default_factory=dict)  # version C: non-Grassland letters
+    storm: dict[Square, tuple[int, int]] = field(default_factory=dict)  # square: (side, ok)
 
 
 def name(sq: Square) -> str:
@@ -41,7 +43,14 @@ def parse(variant: str, text: str) -> Pos:
         for item in fields[key].split():
             men[(FILES.index(item[1]), int(item[2:]) - 1)] = (side, item[0])
     reserve = {"wb".index(c) for c in fields["reserve"].split(",") if c in "wb"}
-    return Pos(n, men, "wb".index(fields["side"]), reserve, items[0], set(items[1:]))
+    tiles = {(FILES.index(t[1]), int(t[2:]) - 1): t[0] for t in fields["terrain"].split()}
+    storm = {}
+    for entry in fields["storm"].split(","):
+        if entry.strip() not in ("", "-"):
+            sq, who, ok = entry.strip().split(":")
+            storm[(FILES.index(sq[0]), int(sq[1:]) - 1)] = ("wb".index(who), int(ok))
+    return Pos(n, men, "wb".index(fields["side"]), reserve, items[0], set(items[1:]), tiles,
+               storm)  # fmt: skip
 
 
 def on(pos: Pos, sq: Square) -> bool:
@@ -49,6 +58,8 @@ def on(pos: Pos, sq: Square) -> bool:
 
 
 def pseudo(pos: Pos, side: int) -> list[Action]:
+    if pos.version == "C":
+        return pseudo_c(pos, side)
     out: list[Action] = []
     over = "dragon_capture_over_mountains=false" not in pos.flags
     for fr, (s, letter) in list(pos.men.items()):
@@ -99,6 +110,8 @@ def pseudo(pos: Pos, side: int) -> list[Action]:
 
 
 def after(pos: Pos, action: Action) -> Pos:
+    if pos.version == "C":
+        return after_c(pos, action)
     kind, fr, to = action
     men = dict(pos.men)
     reserve = set(pos.reserve)
@@ -126,6 +139,11 @@ def legal(pos: Pos) -> list[Action]:
     for action in pseudo(pos, pos.side):
         kind, fr, to = action
         target = pos.men.get(to) if to is not None else None
+        if kind[0] in "x*" and pos.version == "C":
+            assert fr is not None
+            assert to is not None
+            if not c_allowed(pos, fr, to):
+                continue
         if kind in "x*" and pos.version == "B":
             assert fr is not None
             assert target is not None
@@ -139,7 +157,7 @@ def legal(pos: Pos) -> list[Action]:
         if pos.version == "A" and not takes_king and king_attacked(after(pos, action), pos.side):
             continue
         out.append(action)
-    if not out and pos.version == "B":
+    if not out and pos.version in "BC":
         out.append(("pass", None, None))
     return out
 
@@ -151,8 +169,10 @@ def text(action: Action) -> str:
     assert to is not None
     if kind == "@":
         return f"D@{name(to)}"
+    if kind == "ruin":
+        return f"ruin@{name(to)}"
     assert fr is not None
-    return f"{name(fr)}{kind}{name(to)}"
+    return f"{name(fr)}{kind[0]}{name(to)}" + (f"={kind[1]}" if len(kind) == 2 else "")
 
 
 def perft(pos: Pos, depth: int) -> int:
@@ -161,8 +181,189 @@ def perft(pos: Pos, depth: int) -> int:
     total = 0
     for action in legal(pos):
         target = pos.men.get(action[2]) if action[2] is not None else None
-        if action[0] in "x*" and target is not None and target[1] == "K":
+        if action[0][0] in "x*" and target is not None and target[1] == "K":
             total += depth == 1
             continue
         total += perft(after(pos, action), depth - 1)
     return total
+
+
+# Version C (CY-5.1.1 C column, 5.3, 5.4.4, 5.4.8, 6.2-6.4) --------------------------------
+
+LADDER = "RSLCHEDT"  # CY-6.4.7: value 2 .. 9
+COUNTS = {"T": 2, "D": 1, "E": 2, "H": 2, "C": 2, "L": 2, "S": 4, "R": 4, "K": 1}
+COST = {"G": 1, "X": 1, "H": 2, "F": 2, "W": 3}
+
+
+def tile(pos: Pos, sq: Square) -> str:
+    return pos.tiles.get(sq, "G")
+
+
+def own_half(pos: Pos, sq: Square, side: int) -> bool:
+    return (sq[1] < pos.n // 2) == (side == 0)
+
+
+def c_line(pos: Pos, fr: Square, d: Square, letter: str) -> tuple[list[Square], Square | None]:
+    """Empty squares a C man may move to along d, and the occupied square it may enter."""
+    rng = 1 if letter == "T" else MOVESET[letter][1]
+    cost, over, moves = 0, False, []
+    for k in range(1, rng + 1):
+        sq = (fr[0] + k * d[0], fr[1] + k * d[1])
+        if not on(pos, sq) or tile(pos, sq) == "B":
+            break
+        t, man = tile(pos, sq), pos.men.get(sq)
+        if letter == "D":
+            if man is None:
+                moves.append(sq)
+                continue
+            if man[1] == "M":
+                over = True
+                continue
+            ok = not over or "dragon_capture_over_mountains=false" not in pos.flags
+            return moves, sq if ok else None
+        cost += 1 if (letter == "E" and t == "W") else COST[t]
+        allowance = (t == "W" and letter != "E") or (t in "HF" and rng <= 2)
+        if cost > rng and not allowance:
+            break
+        if man is not None:
+            return moves, sq
+        moves.append(sq)
+        if t == "X" or allowance:
+            break
+    return moves, None
+
+
+def c_reaches(pos: Pos, fr: Square, to: Square) -> list[str]:
+    """Capture modes ("x", "*") of the man on fr against the square to, values aside."""
+    side, letter = pos.men[fr]
+    if tile(pos, fr) == "W" and letter not in "DE":
+        return []
+    modes = []
+    for d in ORTH if letter == "T" else MOVESET[letter][0]:
+        if c_line(pos, fr, d, letter)[1] == to:
+            modes.append("x")
+    dx, dy = to[0] - fr[0], to[1] - fr[1]
+    k = max(abs(dx), abs(dy))
+    if 1 <= k <= 2 and dx in (0, k, -k) and dy in (0, k, -k):
+        d = (dx // k, dy // k)
+        mid = pos.men.get((fr[0] + d[0], fr[1] + d[1])) if k == 2 else None
+        if (
+            letter == "T"
+            and d in ORTH
+            and (mid is None or mid[1] == "M" or mid[0] == side or "super-trebuchet" in pos.flags)
+        ):
+            modes.append("*")
+        if letter == "C" and d in DIAG and mid is None:
+            modes.append("*")
+        if (
+            letter == "D"
+            and "dragonfyre" in pos.flags
+            and (mid is None or (mid[0] == side and mid[1] != "M"))
+        ):
+            modes.append("*")
+    return modes
+
+
+def c_value(pos: Pos, sq: Square, attacking: bool) -> int:
+    side, letter = pos.men[sq]
+    v = VALUE[letter]
+    t = tile(pos, sq)
+    if attacking:
+        v += t == "H"
+    elif t == "X":
+        v += 3 if (v <= 6 or "fortress_bonus_mode=cap" in pos.flags) else 0
+    elif t == "F":
+        v += 1
+    king = next((k for k, m in pos.men.items() if m == (side, "K")), None)
+    if letter != "K" and king is not None and max(abs(king[0] - sq[0]), abs(king[1] - sq[1])) == 1:
+        v += 1
+    return min(9, v)
+
+
+def c_allowed(pos: Pos, fr: Square, to: Square) -> bool:
+    side = pos.men[fr][0]
+    target = c_value(pos, to, False)
+    if c_value(pos, fr, True) >= target:
+        return True
+    flank = [
+        sq for sq, m in pos.men.items() if m[0] == side and m[1] != "M" and c_reaches(pos, sq, to)
+    ]
+    if len(flank) < 2:
+        return False
+    if any(pos.men[sq][1] == "K" for sq in flank):
+        return True
+    return sum(c_value(pos, sq, True) for sq in flank) >= target
+
+
+def pseudo_c(pos: Pos, side: int) -> list[Action]:
+    out: list[Action] = []
+    for fr, (s, letter) in list(pos.men.items()):
+        if s != side or letter == "M":
+            continue
+        for d in ORTH if letter == "T" else MOVESET[letter][0]:
+            out.extend(("-", fr, to) for to in c_line(pos, fr, d, letter)[0])
+        for to, (s2, target) in pos.men.items():
+            if s2 != side and target != "M":
+                out.extend((mode, fr, to) for mode in c_reaches(pos, fr, to))
+    promos: list[Action] = []
+    for kind, fr, to in out if "fortress-promotion" in pos.flags else []:
+        assert fr is not None
+        assert to is not None
+        letter = pos.men[fr][1]
+        if (
+            kind in "-x"
+            and tile(pos, to) == "X"
+            and own_half(pos, to, side)
+            and letter in "RSLCHED"
+        ):
+            up = LADDER[LADDER.index(letter) + 1]
+            have = sum(m == (side, up) for m in pos.men.values())
+            have += up == "D" and side in pos.reserve
+            if have < COUNTS[up]:
+                promos.append((kind + up, fr, to))
+    out.extend(promos)
+    if side in pos.reserve:
+        half = range(pos.n // 2) if side == 0 else range(pos.n // 2, pos.n)
+        for y in half:
+            for x in range(pos.n):
+                if (x, y) not in pos.men and tile(pos, (x, y)) != "B":
+                    out.append(("@", None, (x, y)))
+    out.extend(("ruin", None, sq) for sq, (who, ok) in pos.storm.items() if who == side and ok)
+    return out
+
+
+def after_c(pos: Pos, action: Action) -> Pos:
+    kind, fr, to = action
+    men, tiles, reserve = dict(pos.men), dict(pos.tiles), set(pos.reserve)
+    side = pos.side
+    storm = {}
+    for sq, (who, ok) in pos.storm.items():
+        if who == side and not (kind == "ruin" and to == sq) and not (kind[0] in "-x" and fr == sq):
+            storm[sq] = (who, ok)
+    if kind == "@":
+        assert to is not None
+        men[to] = (side, "D")
+        reserve.discard(side)
+    elif kind == "ruin":
+        assert to is not None
+        tiles[to] = "F"
+    elif kind != "pass":
+        assert fr is not None
+        assert to is not None
+        mover = men[fr][1]
+        enemy_fort = tile(pos, to) == "X" and not own_half(pos, to, side)
+        if kind == "*":
+            del men[to]
+            if tile(pos, to) == "W" and "wildfyre" in pos.flags:
+                tiles[to] = "B"
+        else:
+            men[to] = (side, kind[1] if len(kind) == 2 else mover)
+            del men[fr]
+        if mover == "D" and enemy_fort:
+            tiles[to] = "F"
+        elif enemy_fort and kind[0] in "-x" and "fortress-storming" in pos.flags:
+            storm[to] = (side, 0)
+    for sq, (who, _ok) in pos.storm.items():
+        if who != side and men.get(sq, (-1, ""))[0] == who:
+            storm[sq] = (who, 1)
+    return Pos(pos.n, men, 1 - side, reserve, pos.version, pos.flags, tiles, storm)

@@ -68,13 +68,18 @@ def play_random_game(variant: str, seed: int, timings: list[float] | None = None
         "B+square10",
         "A+dragon-reserve+dragonfyre+super-trebuchet",
         "B+dragon-reserve+dragonfyre+super-trebuchet",
+        "C",
+        "C+square10",
+        "C+fortress-promotion+fortress-storming+wildfyre",
+        "C+dragon-reserve+dragonfyre+fortress-promotion+fortress-storming+super-trebuchet"
+        "+wildfyre+fortress_bonus_mode=cap",
     ],
 )
 def test_random_games_replay_and_end(variant: str) -> None:
     """Random games through the table: both setups legal and placed, every action accepted,
     replay from the log equals the live table, and a game either ends by a rule of CY-7 or
     reaches the ply cap."""
-    # CY-3.1, CY-4, CY-7, CY-R38
+    # CY-3.1, CY-4, CY-7, CY-R38; version C: CY-3.6, CY-R36, CY-6.3, CY-6.4.5-6.4.7
     for seed in range(3):
         game = play_random_game(variant, seed)
         replayed = tables.fold(CYVASSE, game.game_id, game.log)

@@ -25,10 +25,12 @@ CASES = _cases()
 
 
 def test_perft_file_covers_versions_boards_and_options() -> None:
-    """The data file holds A and B, both boards, options b-d and full setups at depth 1-3."""
-    # CY-0.1, CY-9.1, CY-9.2, CY-9.5
+    """The data files hold A, B and C, both boards, options b-g and full setups at depth 1-3."""
+    # CY-0.1, CY-9.1, CY-9.2, CY-9.3, CY-9.4, CY-9.5
     variants = {variant for variant, _, _, _ in CASES}
-    assert {"A", "B", "B+square10", "A+dragon-reserve+dragonfyre+super-trebuchet"} <= variants
+    assert {"A", "B", "B+square10", "A+dragon-reserve+dragonfyre+super-trebuchet", "C",
+            "C+square10", "C+dragonfyre+fortress-promotion+fortress-storming+wildfyre",
+            } <= variants  # fmt: skip
     assert len({(variant, position) for variant, position, _, _ in CASES}) >= 10
     assert {depth for _, _, depth, _ in CASES} == {1, 2, 3}
 
@@ -36,7 +38,7 @@ def test_perft_file_covers_versions_boards_and_options() -> None:
 @pytest.mark.parametrize(("variant", "position", "depth", "count"), CASES)
 def test_perft(variant: str, position: str, depth: int, count: int) -> None:
     """Move generation: the number of legal action sequences matches the data file."""
-    # CY-4.2, CY-5, CY-6.1, CY-6.4.2-6.4.4
+    # CY-4.2, CY-5, CY-6.1, CY-6.2-6.4
     state = CYVASSE.start(CYVASSE.create(variant, position))
     assert CYVASSE.perft(state, depth) == count
 
@@ -49,7 +51,7 @@ def test_perft_matches_reference_generator(
 ) -> None:
     """The naive reference generator agrees with the file (and so with the engine) at depth
     <= 2, and both list the same first actions."""
-    # CY-4.2, CY-5, CY-6.1, CY-5.6, CY-R15, CY-R19..R22
+    # CY-4.2, CY-5, CY-6.1, CY-5.6, CY-6.2-6.4, CY-R15, CY-R19..R35, CY-R44..R46
     pos = reference.parse(variant, position)
     assert reference.perft(pos, depth) == count
     if depth == 1:

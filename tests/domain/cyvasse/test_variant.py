@@ -24,6 +24,14 @@ from tests.domain.cyvasse.helpers import position
         ("B+repetition_count=4+dragon_capture_over_mountains=false",
          "B+dragon_capture_over_mountains=false+repetition_count=4"),
         ("A+combined_mountain_check=none+fortress_bonus_mode=none_above_6", "A"),
+        ("C", "C"),
+        ("wildfyre+C+square10+fortress-promotion", "C+square10+fortress-promotion+wildfyre"),
+        ("C+fortress_bonus_mode=cap+fortress-storming",
+         "C+fortress-storming+fortress_bonus_mode=cap"),
+        ("C+fortress_bonus_mode=none_above_6", "C"),
+        # CY-0.3: e, f, g and the Fortress bonus need terrain; ignored outside version C
+        ("B+fortress-storming+wildfyre+fortress-promotion", "B"),
+        ("B+fortress_bonus_mode=cap", "B"),
     ],
 )  # fmt: skip
 def test_variant_grammar_and_canonical_form(text: str, canonical: str) -> None:
@@ -39,18 +47,14 @@ def test_variant_grammar_and_canonical_form(text: str, canonical: str) -> None:
 @pytest.mark.parametrize(
     ("text", "words"),
     [
-        ("C", "version C"),
         ("B+hex91", "hex91"),
-        ("A+fortress-storming", "fortress-storming"),
-        ("A+wildfyre", "wildfyre"),
-        ("A+fortress-promotion", "fortress-promotion"),
+        ("C+hex91", "hex91"),
         ("A+sea-movement", "sea-movement"),
         ("A+combined_mountain_check=replace", "combined_mountain_check=replace"),
-        ("B+fortress_bonus_mode=cap", "fortress_bonus_mode=cap"),
     ],
 )
 def test_not_implemented_parts_are_refused(text: str, words: str) -> None:
-    """Version C, the hex board, options e/f/g/sea and `replace` are refused honestly."""
+    """The hex board, the sea-movement option and `replace` are refused honestly."""
     # CY-0.1, CY-0.3, CY-R59
     with pytest.raises(VariantError) as err:
         CYVASSE.create(text)
