@@ -1,7 +1,10 @@
-"""Square-board geometry (CY-1.1), men (CY-1.3.1, CY-2.1) and the position record (CY-1.3.5).
+"""Board geometry (CY-1.1 square, CY-1.2 hex), men (CY-1.3.1, CY-2.1) and the position record
+(CY-1.3.5).
 
-A square is an index y * N + x (file x, rank y + 1). A man is one byte: colour | kind; the board
-is `bytes` of N * N men (0 = empty), immutable and cheap to copy.
+A square board cell is an index y * N + x (file x, rank y + 1); a hex cell (a, b) is indexed by
+band t = a + b, then a (the rows of the map of CY-1.2.9, White's vertex a1 first), so that on
+both boards White's half/zone comes first and cell size-1-s is the point reflection of s. A man
+is one byte: colour | kind; the board is `bytes` of `size` men (0 = empty).
 """
 
 import re
@@ -61,42 +64,149 @@ def owner(man: int) -> int:
     return (man >> 5) & 1
 
 
+Table = tuple[tuple[tuple[int, ...], int], ...]  # per kind: (directions, range M)
+
+
 class Geometry(NamedTuple):
-    n: int
+    """A board as configuration (CY-1.1 square, CY-1.2 hex): cells indexed 0..size-1, their
+    names, rays per direction, halves/zones, adjacency and the piece tables of the board.
+    Directions 0..n_orth-1 are orthogonal, the rest diagonal."""
+
+    n: int  # square: side length; hex: 11 (files a-k)
     names: tuple[str, ...]
     square_of: dict[str, int]
-    rays: tuple[tuple[tuple[int, ...], ...], ...]  # rays[square][direction]: to the edge
-    halves: tuple[frozenset[int], frozenset[int]]  # CY-1.1.2
-    orthogonal: tuple[tuple[int, ...], ...]  # orthogonal neighbours per square
+    rays: tuple[tuple[tuple[int, ...], ...], ...]  # rays[cell][direction]: to the edge
+    halves: tuple[frozenset[int], frozenset[int]]  # CY-1.1.2 halves / CY-1.2.4 zones
+    orthogonal: tuple[tuple[int, ...], ...]  # orthogonal neighbours per cell
+    board: str  # "square8" | "square10" | "hex91"
+    size: int  # number of cells
+    n_orth: int  # 4 square, 6 hex
+    dirs: tuple[int, ...]  # every direction
+    opposite: tuple[int, ...]
+    moves: Table  # CY-5.1.1 / CY-5.1.2, versions A and B (move = capture)
+    moves_c: Table  # version C moves
+    reach: tuple[int, ...]  # A/B: furthest square any capture mode of a kind reaches
+    reach_c: tuple[int, ...]  # C: the same (ranged Trebuchet 2, 3 on hex)
+    scan: int  # max of reach and reach_c
+    shoot: int  # furthest stationary capture (2; 3 on hex with Super Trebuchets)
+    xbow: tuple[int, ...]  # version C Crossbowmen ranged directions (CY-5.4.4)
+    adjacent: tuple[frozenset[int], ...]  # CY-1.1.3 / CY-1.2.6 (8 / 12 cells)
+    sea: tuple[tuple[int, ...], ...]  # CY-1.2.8: neighbouring ports of a port, else ()
+    label: str  # "8x8 board" | "hex91 board" (messages)
+    coords: tuple[tuple[int, int], ...]  # (x, y) square / (a, b) hex
+
+    @property
+    def hex(self) -> bool:
+        return self.n_orth == 6
+
+    def line(self, fr: int, to: int) -> tuple[int, int] | None:
+        """(direction, distance k) with rays[fr][d][k - 1] == to, or None."""
+        for d in self.dirs:
+            ray = self.rays[fr][d]
+            if to in ray:
+                return d, ray.index(to) + 1
+        return None
+
+    def distance(self, s: int, t: int) -> int:
+        """CY-1.2.7 hex distance (Chebyshev on square boards)."""
+        (a0, b0), (a1, b1) = self.coords[s], self.coords[t]
+        da, db = a1 - a0, b1 - b0
+        if self.hex:
+            return max(abs(da), abs(db), abs(da - db))
+        return max(abs(da), abs(db))
 
 
-@cache
-def geometry(n: int) -> Geometry:
-    names = tuple(f"{'abcdefghij'[s % n]}{s // n + 1}" for s in range(n * n))
+def _table(orth: tuple[int, ...], diag: tuple[int, ...], dragon: tuple[tuple[int, ...], int],
+           xbow: tuple[int, ...]) -> Table:  # fmt: skip
+    every = orth + diag
+    return (
+        ((), 0),
+        (every, 1),  # King
+        dragon,  # Dragon (flies over Mountains)
+        (orth, 2),  # Trebuchet (+ capture over an obstacle, CY-5.4.3)
+        (orth, 3),  # Elephant
+        (diag, 3),  # Heavy Horse
+        (xbow, 2),  # Crossbowmen
+        (diag, 2),  # Light Horse
+        (every, 1),  # Spears
+        (orth, 1),  # Rabble
+        ((), 0),  # Mountain
+    )
+
+
+def _build(board: str, n: int, cells: list[tuple[int, int]], names: list[str],
+           vectors: tuple[tuple[int, int], ...], n_orth: int, opposite: tuple[int, ...],
+           white: frozenset[int], black: frozenset[int], hexagonal: bool) -> Geometry:  # fmt: skip
+    index = {cell: s for s, cell in enumerate(cells)}
     rays = []
-    for s in range(n * n):
-        x0, y0 = s % n, s // n
+    for x0, y0 in cells:
         per_dir = []
-        for dx, dy in DIRECTIONS:
+        for dx, dy in vectors:
             line, x, y = [], x0 + dx, y0 + dy
-            while 0 <= x < n and 0 <= y < n:
-                line.append(y * n + x)
+            while (x, y) in index:
+                line.append(index[x, y])
                 x, y = x + dx, y + dy
             per_dir.append(tuple(line))
         rays.append(tuple(per_dir))
+    size = len(cells)
+    orth = tuple(range(n_orth))
+    diag = tuple(range(n_orth, len(vectors)))
+    if hexagonal:  # CY-5.1.2, CY-R49
+        moves = _table(orth, diag, (orth, 5), orth)
+        treb_reach, shoot = 3, 3  # Super Trebuchets reach 3 on hex (CY-6.4.3, CY-R42)
+    else:  # CY-5.1.1
+        moves = _table(orth, diag, (orth + diag, 4), diag)
+        treb_reach, shoot = 2, 2
+    moves_c = tuple((orth, 1) if kind == TREBUCHET else m for kind, m in enumerate(moves))
+    reach = tuple(treb_reach if kind == TREBUCHET else rng for kind, (_d, rng) in enumerate(moves))
+    ports: tuple[int, ...] = ()
+    sea: list[tuple[int, ...]] = [() for _ in range(size)]
+    if hexagonal:  # CY-1.2.8: the coast cycle a1 - f1 - k6 - k11 - f11 - a6
+        ports = tuple(index[c] for c in ((0, 0), (5, 0), (10, 5), (10, 10), (5, 10), (0, 5)))
+        for i, p in enumerate(ports):
+            sea[p] = (ports[i - 1], ports[(i + 1) % 6])
+    return Geometry(
+        n, tuple(names), {name: s for s, name in enumerate(names)}, tuple(rays), (white, black),
+        tuple(tuple(r[0] for r in rays[s][:n_orth] if r) for s in range(size)), board, size,
+        n_orth, tuple(range(len(vectors))), opposite, moves, moves_c, reach, reach,
+        max(reach), shoot, moves[CROSSBOWMEN][0],
+        tuple(frozenset(r[0] for r in rays[s] if r) for s in range(size)), tuple(sea),
+        "hex91 board" if hexagonal else f"{n}x{n} board", tuple(cells),
+    )  # fmt: skip
+
+
+# CY-1.2.6: hex directions in (a, b): orthogonal 0-5, diagonal 6-11; opposite = d ^ 1.
+HEX_DIRECTIONS: Final = ((1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (-1, -1),
+                         (1, -1), (-1, 1), (2, 1), (-2, -1), (1, 2), (-1, -2))  # fmt: skip
+BOARD_OF_SIDE: Final = {8: "square8", 10: "square10"}
+
+
+@cache
+def geometry(board: str | int) -> Geometry:
+    """The geometry of `board` ("square8", "square10", "hex91"; 8 and 10 name the squares)."""
+    if isinstance(board, int):
+        board = BOARD_OF_SIDE[board]
+    if board == "hex91":  # CY-1.2.1-1.2.4: cells by band t = a + b, then a (the map's rows)
+        cells = sorted(((a, b) for a in range(11) for b in range(11) if abs(a - b) <= 5),
+                       key=lambda c: (c[0] + c[1], c[0]))  # fmt: skip
+        names = [f"{'abcdefghijk'[a]}{b + 1}" for a, b in cells]
+        white = frozenset(s for s, (a, b) in enumerate(cells) if a + b <= 8)
+        black = frozenset(s for s, (a, b) in enumerate(cells) if a + b >= 12)
+        opposite = tuple(d ^ 1 for d in range(12))
+        return _build(board, 11, cells, names, HEX_DIRECTIONS, 6, opposite, white, black, True)
+    n = 10 if board == "square10" else 8
+    cells = [(s % n, s // n) for s in range(n * n)]
+    names = [f"{'abcdefghij'[x]}{y + 1}" for x, y in cells]
     half = n * n // 2
-    white = frozenset(range(half))
-    black = frozenset(range(half, n * n))
-    ortho = tuple(tuple(r[0] for r in rays[s][:4] if r) for s in range(n * n))
-    return Geometry(n, names, {name: s for s, name in enumerate(names)}, tuple(rays),
-                    (white, black), ortho)  # fmt: skip
+    return _build(board, n, cells, names, DIRECTIONS, 4, OPPOSITE, frozenset(range(half)),
+                  frozenset(range(half, n * n)), False)  # fmt: skip
 
 
-SQUARE_RE: Final = re.compile(r"^([a-j])(10|[1-9])$")
+SQUARE_RE: Final = re.compile(r"^([a-k])(1[01]|[1-9])$")
 
 
 def parse_square(geo: Geometry, text: str) -> int | None:
-    """CY-1.1.1: the square named `text` on this board, or None."""
+    """CY-1.1.1 / CY-1.2.2: the cell named `text` on this board, or None."""
     return geo.square_of.get(text) if SQUARE_RE.match(text) else None
 
 
@@ -174,7 +284,7 @@ def parse_position(
         raise ValueError("terrain belongs to version C")
     if fields.get("storm", "-") != "-" and not storming:
         raise ValueError("storm belongs to version C with fortress-storming")
-    board = bytearray(geo.n * geo.n)
+    board = bytearray(geo.size)
     for seat, key in enumerate(("white", "black")):
         counts = [0] * 11
         for item in fields[key].split():
@@ -218,7 +328,7 @@ def parse_position(
 
 def _parse_terrain(geo: Geometry, text: str) -> bytes:
     """`Xb4 Hc3 ...`: non-Grassland tiles (CY-1.3.2); at most one Fortress per half."""
-    tiles = bytearray(geo.n * geo.n)
+    tiles = bytearray(geo.size)
     for item in text.split():
         tile = TILE_LETTERS.find(item[:1])
         s = parse_square(geo, item[1:])
@@ -227,6 +337,11 @@ def _parse_terrain(geo: Geometry, text: str) -> bytes:
         if tiles[s]:
             raise ValueError(f"two tiles on {geo.names[s]}")
         tiles[s] = tile
+    if geo.hex:  # CY-2.3: every no-man's-land cell of the hex board is Grassland
+        nml = [geo.names[s] for s in range(geo.size) if tiles[s] and
+               not any(s in half for half in geo.halves)]  # fmt: skip
+        if nml:
+            raise ValueError(f"no-man's-land is Grassland (CY-1.2.4, CY-2.3): {', '.join(nml)}")
     for seat, half in enumerate(geo.halves):
         if sum(tiles[s] == 4 for s in half) > 1:
             raise ValueError(f"{('white', 'black')[seat]}'s half has more than one Fortress")
@@ -252,6 +367,36 @@ def _parse_storm(geo: Geometry, text: str, board: bytes, tiles: bytes) -> tuple[
     return tuple(sorted(entries))
 
 
+def _cell_text(geo: Geometry, pos: Position, s: int) -> str:
+    man = pos.board[s]
+    letter = LETTERS[man & KIND] if man else "."
+    cell = letter.lower() if man & BLACK else letter
+    if pos.terrain:
+        tile = pos.terrain[s]
+        cell += TILE_LETTERS[tile] if tile else "."
+    return cell
+
+
+def _render_hex(geo: Geometry, pos: Position) -> list[str]:
+    """CY-1.2.9: one row per band t (20 at the top), each cell at column a - b; the row is
+    labelled with its leftmost cell; the screen is marked on band 10."""
+    lines = []
+    for t in range(20, -1, -1):
+        row = [s for s in range(geo.size) if sum(geo.coords[s]) == t]
+        first = min(row, key=lambda s: geo.coords[s][0] - geo.coords[s][1])
+        chars = [" "] * 36
+        for s in row:
+            a, b = geo.coords[s]
+            col = 3 * (a - b + 5)
+            text = _cell_text(geo, pos, s)
+            chars[col : col + len(text)] = text
+        mark = "   <- screen" if t == 10 else ""
+        lines.append(f"{geo.names[first]:>4} " + "".join(chars).rstrip() + mark)
+    lines.append("(rows are bands t = a + b labelled by their leftmost cell; White's vertex a1 "
+                 "at the bottom)")  # fmt: skip
+    return lines
+
+
 def render(geo: Geometry, pos: Position) -> str:
     """Ranks N..1, files a..; White upper case, Black lower case, `.` empty; the screen line
     between the halves is drawn as `--` (CY-1.1.2). In version C every square is two
@@ -259,7 +404,7 @@ def render(geo: Geometry, pos: Position) -> str:
     n = geo.n
     width = 3 if pos.terrain else 2
     lines = []
-    for y in range(n - 1, -1, -1):
+    for y in range(n - 1, -1, -1) if not geo.hex else ():
         cells = []
         for x in range(n):
             man = pos.board[y * n + x]
@@ -272,7 +417,10 @@ def render(geo: Geometry, pos: Position) -> str:
         lines.append(f"{y + 1:>2} " + " ".join(cells))
         if y == n // 2:
             lines.append("   " + "-" * (width * n - 1))
-    lines.append(("   " + " ".join(f"{f:<{width - 1}}" for f in "abcdefghij"[:n])).rstrip())
+    if geo.hex:
+        lines = _render_hex(geo, pos)
+    else:
+        lines.append(("   " + " ".join(f"{f:<{width - 1}}" for f in "abcdefghij"[:n])).rstrip())
     if pos.terrain:
         lines.append("Tiles: H Hills, W Water, F Forest (or ruined Fortress), X Fortress, "
                      "B burning")  # fmt: skip

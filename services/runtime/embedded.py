@@ -9,8 +9,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 
@@ -136,29 +135,3 @@ def start_valkey(data_dir: Path | None = None, port: int | None = None) -> Serve
         proc.kill()
         raise
     return Server("valkey", f"redis://127.0.0.1:{port}/0", proc, log)
-
-
-@dataclass
-class Stack:
-    nats: Server
-    redis: Server
-    extra: list[Server] = field(default_factory=list)
-
-    def stop(self) -> None:
-        for server in (*self.extra, self.nats, self.redis):
-            server.stop()
-
-
-@contextlib.contextmanager
-def embedded(data_dir: Path | None = None) -> Iterator[Stack]:
-    nats = start_nats(data_dir)
-    try:
-        redis = start_valkey(data_dir / "redis" if data_dir else None)
-    except BaseException:
-        nats.stop()
-        raise
-    stack = Stack(nats, redis)
-    try:
-        yield stack
-    finally:
-        stack.stop()
