@@ -1,5 +1,6 @@
 """Cyvasse (Jeff C. Caird) per /work/shared/rulings/cyvasse.md (ruling v1.0): versions A, B and
-C on square boards, Optional Rules a-g. Hex Cyvasse is refused by `create`."""
+C on the square boards and the hex board (Hex Cyvasse), Optional Rules a-g and the hex optional
+rules. Only `combined_mountain_check=replace` is refused by `create`."""
 
 from domain.cyvasse.board import Position, geometry
 from domain.cyvasse.movegen import Move

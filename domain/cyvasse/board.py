@@ -225,6 +225,8 @@ class Position(NamedTuple):
     history: tuple[bytes, ...] = ()  # repetition keys since the last irreversible action
     terrain: bytes = b""  # version C: a tile per square (terrain.py)
     storm: tuple[Storm, ...] = ()  # version C, option e: storming rights
+    # hex, version C: the Fortress cell per seat (-1: none), kept when it is ruined (CY-6.5.3)
+    forts: tuple[int, ...] = ()
 
     def key(self) -> bytes:
         """What CY-7.4 compares: men, reserve status, side to move and (version C) terrain
@@ -233,6 +235,13 @@ class Position(NamedTuple):
         if self.terrain:
             key += self.terrain + bytes(b for entry in self.storm for b in entry)
         return key
+
+
+def fortress_cells(geo: Geometry, tiles: bytes) -> tuple[int, ...]:
+    """Hex version C: the cell of each seat's (intact) Fortress, -1 if none; () on squares."""
+    if not geo.hex:
+        return ()
+    return tuple(next((s for s in sorted(half) if tiles[s] == 4), -1) for half in geo.halves)
 
 
 def men_list(geo: Geometry, board: bytes, colour: int) -> str:
@@ -322,7 +331,8 @@ def parse_position(
     if terrain:
         tiles = _parse_terrain(geo, fields.get("terrain", ""))
         pos = pos._replace(terrain=tiles, storm=_parse_storm(geo, fields.get("storm", "-"),
-                                                              pos.board, tiles))  # fmt: skip
+                                                              pos.board, tiles),
+                           forts=fortress_cells(geo, tiles))  # fmt: skip
     return pos._replace(history=(pos.key(),))
 
 

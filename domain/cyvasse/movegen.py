@@ -1,23 +1,19 @@
-"""Movement, capture modes, threats and legality on square boards (CY-4.2, CY-5, CY-6.1,
-CY-6.4). Versions A and B use the plain functions; version C (terrain, ranged attacks, values
-with terrain and morale, options e-g) has its own `*_c` functions, chosen once per call by
-the top-level entry points, so that A and B pay nothing for it. Pure functions over
-`Position` and `Config`."""
+"""Movement, capture modes, threats and legality (CY-4.2, CY-5, CY-6.1, CY-6.4, CY-6.5) on
+every board: the directions, ranges, adjacency and ports come from the `Geometry`. Versions A
+and B use the plain functions; version C (terrain, ranged attacks, values with terrain and
+morale, options e-g) has its own `*_c` functions, chosen once per call by the top-level entry
+points, so that A and B pay nothing for it. Pure functions over `Position` and `Config`."""
 
 from typing import Final, NamedTuple
 
 from domain.cyvasse.board import (
-    ALL,
     COLOURS,
     COUNT,
     CROSSBOWMEN,
-    DIAGONAL,
     DRAGON,
     KIND,
     KING,
     MOUNTAIN,
-    MOVES,
-    OPPOSITE,
     TREBUCHET,
     VALUE,
     Geometry,
@@ -29,9 +25,7 @@ from domain.cyvasse.terrain import (
     BURNING,
     FOREST,
     FORTRESS,
-    MOVES_C,
     PROMOTION,
-    REACH_C,
     WATER,
     attack,
     cannot_attack,
@@ -55,9 +49,6 @@ RUIN: Final = 5  # ruin@<sq>, Fortress Storming (CY-6.4.5)
 DISPLACE: Final = 1
 STATIONARY: Final = 2
 
-# Furthest distance any capture mode of a kind reaches (Dragonfyre 2 < Dragon 4).
-REACH: Final = tuple(rng for _dirs, rng in MOVES)
-
 
 class Move(NamedTuple):
     """A board action: mode, from square (-1 for a drop, ruin or pass), to square (-1 for a
@@ -73,13 +64,14 @@ PASS_MOVE: Final = Move(PASS, -1, -1)
 
 
 def capture_modes(
-    cfg: Config, board: bytes, side: int, kind: int, ray: tuple[int, ...], d: int, k: int
-) -> int:
+    cfg: Config, geo: Geometry, board: bytes, side: int, kind: int, ray: tuple[int, ...], d: int,
+    k: int,
+) -> int:  # fmt: skip
     """The capture modes (DISPLACE | STATIONARY bits) by which `side`'s man of `kind` reaches
     the square k steps along `ray` (direction `d`), ignoring values and check (CY-5.4, 5.5.1).
     The target square's content is not looked at."""
     modes = 0
-    dirs, rng = MOVES[kind]
+    dirs, rng = geo.moves[kind]
     if d in dirs and k <= rng:  # CY-5.2, CY-5.4.1
         for i in range(k - 1):
             p = board[ray[i]]
@@ -89,46 +81,69 @@ def capture_modes(
                 break
         else:
             modes = DISPLACE
-    if kind == TREBUCHET and k == 2 and d < 4:  # CY-5.4.3, CY-R08, CY-R09 (R = 2 on squares)
-        mid = board[ray[0]]
-        if mid and (cfg.super_trebuchet or mid & KIND == MOUNTAIN or owner(mid) == side):
+    if kind == TREBUCHET and d < geo.n_orth:  # CY-5.4.3, CY-R08, CY-R09
+        if k == 2:
+            mid = board[ray[0]]
+            if mid and (cfg.super_trebuchet or mid & KIND == MOUNTAIN or owner(mid) == side):
+                modes |= STATIONARY
+        elif k == 3 and cfg.super_trebuchet:  # only on hex (reach 3): R = 3, CY-R42
             modes |= STATIONARY
-    if kind == DRAGON and cfg.dragonfyre and k <= 2:  # CY-5.4.5, CY-R43
+    if kind == DRAGON and cfg.dragonfyre and k <= 2 and d in dirs:  # CY-5.4.5, CY-R43, 6.5.4
         mid = board[ray[0]] if k == 2 else 0
         if not mid or (owner(mid) == side and mid & KIND != MOUNTAIN):
             modes |= STATIONARY
     return modes
 
 
+def sea_threats(geo: Geometry, board: bytes, terrain: bytes, target: int, by: int) -> list[int]:
+    """CY-6.5.2, CY-R52: `by`'s men (not the Dragon) on the ports neighbouring the port
+    `target` (none on Water in version C); call only with `sea-movement`."""
+    found = []
+    for s in geo.sea[target]:
+        man = board[s]
+        if (
+            man
+            and owner(man) == by
+            and man & KIND not in (DRAGON, MOUNTAIN)
+            and not (terrain and cannot_attack(terrain, s, man & KIND))
+        ):
+            found.append(s)
+    return found
+
+
 def threateners(cfg: Config, geo: Geometry, board: bytes, target: int, by: int) -> list[int]:
     """Squares of `by`'s men that threaten `target` (CY-5.5.1): reverse rays from the target."""
     found = []
-    rays = geo.rays
-    for d in ALL:
-        back = OPPOSITE[d]
-        for k, s in enumerate(rays[target][d][:4], 1):
+    rays, opposite, reach, scan = geo.rays, geo.opposite, geo.reach, geo.scan
+    for d in geo.dirs:
+        back = opposite[d]
+        for k, s in enumerate(rays[target][d][:scan], 1):
             man = board[s]
             if not man or owner(man) != by:
                 continue
             kind = man & KIND
-            if k <= REACH[kind] and capture_modes(cfg, board, by, kind, rays[s][back], back, k):
+            if k <= reach[kind] and capture_modes(cfg, geo, board, by, kind, rays[s][back],
+                                                  back, k):  # fmt: skip
                 found.append(s)
+    if cfg.sea_movement:
+        found.extend(sea_threats(geo, board, b"", target, by))
     return found
 
 
 def attacked(cfg: Config, geo: Geometry, board: bytes, target: int, by: int) -> bool:
-    """Whether some man of `by` threatens `target` (CY-6.1.1)."""
-    rays = geo.rays
-    for d in ALL:
-        back = OPPOSITE[d]
-        for k, s in enumerate(rays[target][d][:4], 1):
+    """Whether some man of `by` threatens `target` (CY-6.1.1, sea threats: CY-6.5.2)."""
+    rays, opposite, reach, scan = geo.rays, geo.opposite, geo.reach, geo.scan
+    for d in geo.dirs:
+        back = opposite[d]
+        for k, s in enumerate(rays[target][d][:scan], 1):
             man = board[s]
             if not man or owner(man) != by:
                 continue
             kind = man & KIND
-            if k <= REACH[kind] and capture_modes(cfg, board, by, kind, rays[s][back], back, k):
+            if k <= reach[kind] and capture_modes(cfg, geo, board, by, kind, rays[s][back],
+                                                  back, k):  # fmt: skip
                 return True
-    return False
+    return cfg.sea_movement and bool(sea_threats(geo, board, b"", target, by))
 
 
 def pseudo_from(cfg: Config, geo: Geometry, board: bytes, side: int, s: int) -> list[Move]:
@@ -136,7 +151,7 @@ def pseudo_from(cfg: Config, geo: Geometry, board: bytes, side: int, s: int) -> 
     man = board[s]
     kind = man & KIND
     out: list[Move] = []
-    dirs, rng = MOVES[kind]
+    dirs, rng = geo.moves[kind]
     rays = geo.rays[s]
     for d in dirs:  # moves: CY-5.2.1, CY-5.2.2
         for t in rays[d][:rng]:
@@ -145,18 +160,38 @@ def pseudo_from(cfg: Config, geo: Geometry, board: bytes, side: int, s: int) -> 
                 out.append(Move(MOVE, s, t))
             elif not (kind == DRAGON and p & KIND == MOUNTAIN):
                 break
-    for d in ALL:  # captures: CY-5.4
+    reach = geo.reach[kind]
+    for d in geo.dirs:  # captures: CY-5.4
         ray = rays[d]
-        for k, t in enumerate(ray[: REACH[kind]], 1):
+        for k, t in enumerate(ray[:reach], 1):
             p = board[t]
             if not p or p & KIND == MOUNTAIN or owner(p) == side:  # CY-5.4.9, CY-R56
                 continue
-            modes = capture_modes(cfg, board, side, kind, ray, d, k)
+            modes = capture_modes(cfg, geo, board, side, kind, ray, d, k)
             if modes & DISPLACE:
                 out.append(Move(CAPTURE, s, t))
             if modes & STATIONARY:
                 out.append(Move(SHOOT, s, t))
+    if cfg.sea_movement and kind != DRAGON:  # CY-6.5.2, CY-R52: to a neighbouring port
+        for t in geo.sea[s]:
+            p = board[t]
+            if not p:
+                out.append(Move(MOVE, s, t))
+            elif owner(p) != side and p & KIND != MOUNTAIN:
+                out.append(Move(CAPTURE, s, t))
     return out
+
+
+def drop_zone(cfg: Config, geo: Geometry, pos: Position, side: int) -> list[int]:
+    """Where `side` may introduce its reserve Dragon, occupancy aside: the own half (CY-R41);
+    on the hex board in version C the cells within hex distance 2 of the own Fortress cell,
+    ruined or not (CY-6.5.3, CY-R53), else the own zone."""
+    if geo.hex and pos.terrain:
+        fort = pos.forts[side] if pos.forts else -1
+        if fort < 0:
+            return []
+        return [t for t in range(geo.size) if geo.distance(fort, t) <= 2]
+    return sorted(geo.halves[side])
 
 
 def pseudo_moves(cfg: Config, geo: Geometry, pos: Position) -> list[Move]:
@@ -166,8 +201,8 @@ def pseudo_moves(cfg: Config, geo: Geometry, pos: Position) -> list[Move]:
     for s, man in enumerate(board):
         if man and man & ~KIND == colour and man & KIND != MOUNTAIN:
             out.extend(pseudo_from(cfg, geo, board, side, s))
-    if pos.reserve >> side & 1:  # CY-6.4.2, CY-R41
-        out.extend(Move(DROP, -1, t) for t in sorted(geo.halves[side]) if not board[t])
+    if pos.reserve >> side & 1:  # CY-6.4.2, CY-R41, CY-6.5.3
+        out.extend(Move(DROP, -1, t) for t in drop_zone(cfg, geo, pos, side) if not board[t])
     return out
 
 
@@ -251,7 +286,7 @@ def has_legal_move(cfg: Config, geo: Geometry, pos: Position) -> bool:
                 if is_legal(cfg, geo, pos, m):
                     return True
     if pos.reserve >> side & 1:
-        for t in geo.halves[side]:
+        for t in drop_zone(cfg, geo, pos, side):
             if not board[t] and is_legal(cfg, geo, pos, Move(DROP, -1, t)):
                 return True
     return False
@@ -296,13 +331,13 @@ def perft(cfg: Config, geo: Geometry, pos: Position, depth: int) -> int:
 
 
 def walk(
-    cfg: Config, board: bytes, terrain: bytes, kind: int, ray: tuple[int, ...]
+    cfg: Config, geo: Geometry, board: bytes, terrain: bytes, kind: int, ray: tuple[int, ...]
 ) -> tuple[list[int], int]:
     """The empty squares a man of `kind` may move to along `ray` and the occupied square its
     line stops at if the man may enter it (-1 if none): CY-5.2, CY-5.3, Wildfyre CY-5.2.3.
     Whether the stop square holds an enemy is for the caller."""
     moves: list[int] = []
-    dirs_rng = MOVES_C[kind][1]
+    dirs_rng = geo.moves_c[kind][1]
     if kind == DRAGON:  # CY-5.3.5, CY-R26: no costs, no halts; flies over Mountains
         over = False
         for t in ray[:dirs_rng]:
@@ -333,8 +368,8 @@ def walk(
 
 
 def capture_modes_c(
-    cfg: Config, board: bytes, terrain: bytes, side: int, s: int, ray: tuple[int, ...], d: int,
-    k: int,
+    cfg: Config, geo: Geometry, board: bytes, terrain: bytes, side: int, s: int,
+    ray: tuple[int, ...], d: int, k: int,
 ) -> int:  # fmt: skip
     """CY-5.4 in version C: the modes by which `side`'s man on `s` reaches the square k steps
     along `ray` (direction `d`), ignoring values; the target's content is not looked at."""
@@ -342,22 +377,29 @@ def capture_modes_c(
     if cannot_attack(terrain, s, kind):  # CY-5.4.8
         return 0
     modes = 0
-    dirs, _rng = MOVES_C[kind]
-    if d in dirs and walk(cfg, board, terrain, kind, ray)[1] == ray[k - 1]:  # CY-5.4.1
+    dirs, _rng = geo.moves_c[kind]
+    if d in dirs and walk(cfg, geo, board, terrain, kind, ray)[1] == ray[k - 1]:  # CY-5.4.1
         modes = DISPLACE
     if k <= 2:
         mid = board[ray[0]] if k == 2 else 0
         own = bool(mid) and owner(mid) == side
         if kind == TREBUCHET:  # CY-5.4.4, CY-R10, CY-R11, CY-R37: over Mountains, own men
-            shoots = d < 4 and (not mid or cfg.super_trebuchet or mid & KIND == MOUNTAIN or own)
-        elif kind == CROSSBOWMEN:  # CY-5.4.4: diagonal, a clear line
-            shoots = d in DIAGONAL and not mid
-        else:  # CY-5.4.5, CY-R43: Dragonfyre over empty squares and own men
+            shoots = d < geo.n_orth and (
+                not mid or cfg.super_trebuchet or mid & KIND == MOUNTAIN or own
+            )
+        elif kind == CROSSBOWMEN:  # CY-5.4.4: square diagonal, hex orthogonal; a clear line
+            shoots = d in geo.xbow and not mid
+        else:  # CY-5.4.5, CY-R43, CY-6.5.4: Dragonfyre over empty squares and own men
             shoots = (
-                kind == DRAGON and cfg.dragonfyre and (not mid or (own and mid & KIND != MOUNTAIN))
+                kind == DRAGON
+                and cfg.dragonfyre
+                and d in dirs
+                and (not mid or (own and mid & KIND != MOUNTAIN))
             )
         if shoots:
             modes |= STATIONARY
+    elif k == 3 and kind == TREBUCHET and cfg.super_trebuchet and d < geo.n_orth:
+        modes |= STATIONARY  # hex: Super Trebuchets reach 3 over anything (CY-R42)
     return modes
 
 
@@ -366,15 +408,17 @@ def threateners_c(
 ) -> list[int]:
     """Squares of `by`'s men that threaten `target` in version C (CY-5.5.1, CY-R20)."""
     found = []
-    rays = geo.rays
-    for d in ALL:
-        back = OPPOSITE[d]
-        for k, s in enumerate(rays[target][d][:4], 1):
+    rays, opposite, reach, scan = geo.rays, geo.opposite, geo.reach_c, geo.scan
+    for d in geo.dirs:
+        back = opposite[d]
+        for k, s in enumerate(rays[target][d][:scan], 1):
             man = board[s]
-            if not man or owner(man) != by or k > REACH_C[man & KIND]:
+            if not man or owner(man) != by or k > reach[man & KIND]:
                 continue
-            if capture_modes_c(cfg, board, terrain, by, s, rays[s][back], back, k):
+            if capture_modes_c(cfg, geo, board, terrain, by, s, rays[s][back], back, k):
                 found.append(s)
+    if cfg.sea_movement:
+        found.extend(sea_threats(geo, board, terrain, target, by))
     return found
 
 
@@ -382,16 +426,15 @@ def capture_allowed_c(
     cfg: Config, geo: Geometry, board: bytes, terrain: bytes, side: int, fr: int, to: int
 ) -> bool:
     """CY-5.6.2 with the values of CY-6.2 (CY-R23): single, flank or King flank."""
-    n = geo.n
-    target = defence(n, board, terrain, to, cfg.fortress_cap)
-    if attack(n, board, terrain, fr) >= target:
+    target = defence(geo, board, terrain, to, cfg.fortress_cap)
+    if attack(geo, board, terrain, fr) >= target:
         return True
     flank = threateners_c(cfg, geo, board, terrain, to, side)
     if len(flank) < 2:
         return False
     if any(board[s] & KIND == KING for s in flank):
         return True
-    return sum(attack(n, board, terrain, s) for s in flank) >= target
+    return sum(attack(geo, board, terrain, s) for s in flank) >= target
 
 
 def _promotions(cfg: Config, pos: Position, move: Move) -> list[Move]:
@@ -416,25 +459,35 @@ def pseudo_from_c(cfg: Config, geo: Geometry, pos: Position, s: int) -> list[Mov
     board, terrain, side = pos.board, pos.terrain, pos.turn
     kind = board[s] & KIND
     out: list[Move] = []
-    dirs, _rng = MOVES_C[kind]
+    dirs, _rng = geo.moves_c[kind]
     rays = geo.rays[s]
     shoots = not cannot_attack(terrain, s, kind)
     for d in dirs:  # CY-5.2, CY-5.3, CY-5.4.1
-        moves, stop = walk(cfg, board, terrain, kind, rays[d])
+        moves, stop = walk(cfg, geo, board, terrain, kind, rays[d])
         out.extend(Move(MOVE, s, t) for t in moves)
         if stop >= 0 and shoots:
             p = board[stop]
             if owner(p) != side and p & KIND != MOUNTAIN:
                 out.append(Move(CAPTURE, s, stop))
     if shoots and (kind in (TREBUCHET, CROSSBOWMEN) or (kind == DRAGON and cfg.dragonfyre)):
-        for d in ALL:  # CY-5.4.4, CY-5.4.5
+        shoot = geo.shoot if kind == TREBUCHET else 2
+        for d in geo.dirs:  # CY-5.4.4, CY-5.4.5
             ray = rays[d]
-            for k, t in enumerate(ray[:2], 1):
+            for k, t in enumerate(ray[:shoot], 1):
                 p = board[t]
                 if not p or p & KIND == MOUNTAIN or owner(p) == side:  # CY-5.4.9, CY-R56
                     continue
-                if capture_modes_c(cfg, board, terrain, side, s, ray, d, k) & STATIONARY:
+                if capture_modes_c(cfg, geo, board, terrain, side, s, ray, d, k) & STATIONARY:
                     out.append(Move(SHOOT, s, t))
+    if cfg.sea_movement and kind != DRAGON:  # CY-6.5.2, CY-R52: no terrain costs or halts
+        for t in geo.sea[s]:
+            p = board[t]
+            if terrain[t] == BURNING:
+                continue
+            if not p:
+                out.append(Move(MOVE, s, t))
+            elif shoots and owner(p) != side and p & KIND != MOUNTAIN:
+                out.append(Move(CAPTURE, s, t))
     if cfg.fortress_promotion:
         out = [p for m in out for p in (_promotions(cfg, pos, m) if m.mode != SHOOT else [m])]
     return out
@@ -455,7 +508,7 @@ def legal_moves_c(cfg: Config, geo: Geometry, pos: Position) -> list[Move]:
     if pos.reserve >> side & 1:
         out.extend(
             Move(DROP, -1, t)
-            for t in sorted(geo.halves[side])
+            for t in drop_zone(cfg, geo, pos, side)
             if not board[t] and terrain[t] != BURNING
         )
     out.extend(Move(RUIN, -1, sq) for sq, seat, eligible in pos.storm if seat == side and eligible)
@@ -516,6 +569,7 @@ def play_c(cfg: Config, pos: Position, move: Move) -> Position:
         (),
         terrain,
         storm,
+        pos.forts,
     )
     key = nxt.key()
     return nxt._replace(history=(key,) if progress else (*pos.history, key))

@@ -1,5 +1,6 @@
 """The Cyvasse ruleset: decide (checked) and evolve (unchecked), the hidden setup and the end
-of the game (CY-4.4, CY-7), versions A, B and C on square boards with options b-g."""
+of the game (CY-4.4, CY-7), versions A, B and C on square and hex boards with options b-g and
+the hex options."""
 
 import re
 from collections.abc import Callable, Sequence
@@ -13,20 +14,19 @@ from domain.core import Decision, DrawResult, Outcome, Rejection, VariantError
 from domain.cyvasse.board import (
     COLOURS,
     CROSSBOWMEN,
-    DIRECTIONS,
     DRAGON,
     KIND,
     KIND_OF_LETTER,
     KING,
     LETTERS,
     MOUNTAIN,
-    MOVES,
     NAMES_OF_KIND,
     TREBUCHET,
     VALUE,
     Geometry,
     Position,
     format_position,
+    fortress_cells,
     geometry,
     owner,
     parse_position,
@@ -44,6 +44,7 @@ from domain.cyvasse.movegen import (
     Move,
     capture_allowed,
     captures_king,
+    drop_zone,
     has_legal_move,
     in_check,
     is_legal,
@@ -60,7 +61,6 @@ from domain.cyvasse.setup import Placement, encode_setup, parse_setup, random_pl
 from domain.cyvasse.terrain import (
     BURNING,
     FORTRESS,
-    MOVES_C,
     PROMOTION,
     TILE_NAMES,
     attack,
@@ -95,20 +95,28 @@ class State(NamedTuple):
 
 _SIDE: Final = ("White", "Black")
 _MARK: Final = "-x*"
-_MOVE_RE: Final = re.compile(r"^([a-j](?:10|[1-9]))([-x*])([a-j](?:10|[1-9]))(?:=([A-Z]))?$")
-_DROP_RE: Final = re.compile(r"^D@([a-j](?:10|[1-9]))$")
-_RUIN_RE: Final = re.compile(r"^ruin@([a-j](?:10|[1-9]))$")
-_HOW: Final = {
-    1: "one square in any direction",
-    2: "up to 4 squares in any straight line, flying over Mountains",
-    3: "up to 2 squares orthogonally",
-    4: "up to 3 squares orthogonally",
-    5: "up to 3 squares diagonally",
-    6: "up to 2 squares diagonally",
-    7: "up to 2 squares diagonally",
-    8: "one square in any direction",
-    9: "one square orthogonally",
-}
+
+
+def _patterns(cell: str) -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
+    return (re.compile(rf"^({cell})([-x*])({cell})(?:=([A-Z]))?$"),
+            re.compile(rf"^D@({cell})$"), re.compile(rf"^ruin@({cell})$"))  # fmt: skip
+
+
+_CELL_CLAUSE: Final = ("CY-1.1.1", "CY-1.2.2")  # by geo.hex
+# move, drop and ruin patterns: square boards (CY-1.1.1), hex (CY-1.2.2)
+_SQUARE_RES: Final = _patterns(r"[a-j](?:10|[1-9])")
+_HEX_RES: Final = _patterns(r"[a-k](?:1[01]|[1-9])")
+
+
+def _how(geo: Geometry, kind: int, version_c: bool = False) -> str:
+    """How a man moves (CY-5.1.1 / CY-5.1.2), for rejection reasons."""
+    dirs, rng = (geo.moves_c if version_c else geo.moves)[kind]
+    unit = "cell" if geo.hex else "square"
+    way = ("in any direction" if len(dirs) == len(geo.dirs) else
+           "orthogonally" if dirs[0] < geo.n_orth else "diagonally")  # fmt: skip
+    text = f"one {unit} {way}" if rng == 1 else f"up to {rng} {unit}s {way}"
+    return text + (", flying over Mountains" if kind == DRAGON else "")
+
 
 # One-entry memo: decide computes the next position; evolve of the same action reuses it.
 _memo: list[tuple[Position, str, Position] | None] = [None]
@@ -131,7 +139,7 @@ def _ended(outcome: Outcome) -> GameEnded:
 
 
 class Cyvasse:
-    """Cyvasse (Jeff C. Caird) per rulings/cyvasse.md v1.0: versions A, B, C, square boards."""
+    """Cyvasse (Jeff C. Caird) per rulings/cyvasse.md v1.0: versions A, B, C, square and hex."""
 
     name = "cyvasse"
     events: tuple[type[Event], ...] = EVENTS
@@ -142,7 +150,7 @@ class Cyvasse:
         config = parse_variant(variant)
         if position:
             pos = _parse_position(config, position)
-            if not config.values and not has_legal_move(config, geometry(config.n), pos):
+            if not config.values and not has_legal_move(config, geometry(config.board), pos):
                 raise VariantError(ErrorCode.BAD_POSITION, "the side to move has no legal "
                                    "action: the game is already over (CY-7.1, CY-7.2)")  # fmt: skip
         return GameCreated(ruleset=self.name, variant=config.variant, seats=2,
@@ -150,12 +158,12 @@ class Cyvasse:
 
     def start(self, created: GameCreated) -> State:
         config = parse_variant(created.variant)
-        geo = geometry(config.n)
+        geo = geometry(config.board)
         if created.position:
             return State(config, geo, _parse_position(config, created.position))
         reserve = 3 if config.dragon_reserve else 0
-        terrain = bytes(config.n * config.n) if config.terrain else b""
-        pos = Position(bytes(config.n * config.n), 0, reserve, terrain=terrain)
+        terrain = bytes(geo.size) if config.terrain else b""
+        pos = Position(bytes(geo.size), 0, reserve, terrain=terrain)
         return State(config, geo, pos, placed=0)
 
     def to_act(self, state: State) -> frozenset[int]:
@@ -349,14 +357,15 @@ def parse_action(geo: Geometry, text: str) -> Action | Rejection:
         return Command(word.lower())
     if word == "pass":
         return PASS_MOVE
-    m = _MOVE_RE.match(word)
+    move_re, drop_re, ruin_re = _HEX_RES if geo.hex else _SQUARE_RES
+    m = move_re.match(word)
     if m:
         fr, to = parse_square(geo, m[1]), parse_square(geo, m[3])
         if fr is None or to is None:
             bad = m[1] if fr is None else m[3]
             return Rejection(ErrorCode.MALFORMED_ACTION,
-                             f"{bad} is not a square of the {geo.n}x{geo.n} board",
-                             "CY-1.1.1")  # fmt: skip
+                             f"{bad} is not a square of the {geo.label}",
+                             _CELL_CLAUSE[geo.hex])  # fmt: skip
         if fr == to:
             return Rejection(ErrorCode.MALFORMED_ACTION, "from and to are the same square",
                              "CY-1.3.3")  # fmt: skip
@@ -365,21 +374,21 @@ def parse_action(geo: Geometry, text: str) -> Action | Rejection:
             return Rejection(ErrorCode.MALFORMED_ACTION, "=<letter> promotes a man entering "
                              "its Fortress to S, L, C, H, E, D or T", "CY-6.4.7")  # fmt: skip
         return Move(_MARK.index(m[2]), fr, to, promote)
-    m = _DROP_RE.match(word)
+    m = drop_re.match(word)
     if m:
         to = parse_square(geo, m[1])
         if to is None:
             return Rejection(ErrorCode.MALFORMED_ACTION,
-                             f"{m[1]} is not a square of the {geo.n}x{geo.n} board",
-                             "CY-1.1.1")  # fmt: skip
+                             f"{m[1]} is not a square of the {geo.label}",
+                             _CELL_CLAUSE[geo.hex])  # fmt: skip
         return Move(DROP, -1, to)
-    m = _RUIN_RE.match(word)
+    m = ruin_re.match(word)
     if m:
         to = parse_square(geo, m[1])
         if to is None:
             return Rejection(ErrorCode.MALFORMED_ACTION,
-                             f"{m[1]} is not a square of the {geo.n}x{geo.n} board",
-                             "CY-1.1.1")  # fmt: skip
+                             f"{m[1]} is not a square of the {geo.label}",
+                             _CELL_CLAUSE[geo.hex])  # fmt: skip
         return Move(RUIN, -1, to)
     return Rejection(
         ErrorCode.MALFORMED_ACTION,
@@ -392,7 +401,7 @@ def parse_action(geo: Geometry, text: str) -> Action | Rejection:
 
 def _parse_position(config: Config, text: str) -> Position:
     try:
-        return parse_position(geometry(config.n), text, config.dragon_reserve, config.terrain,
+        return parse_position(geometry(config.board), text, config.dragon_reserve, config.terrain,
                               config.fortress_storming)  # fmt: skip
     except ValueError as exc:
         raise VariantError(ErrorCode.BAD_POSITION, f"bad position (CY-1.3.5): {exc}") from None
@@ -415,7 +424,7 @@ def _place(state: State, event: SetupRevealed) -> State:
         terrain = bytearray(pos.terrain)
         for s, tile in placement.terrain.items():
             terrain[s] = tile
-        pos = pos._replace(terrain=bytes(terrain))
+        pos = pos._replace(terrain=bytes(terrain), forts=fortress_cells(state.geo, bytes(terrain)))
     if placed != 3:
         return state._replace(pos=pos, placed=placed)
     pos = pos._replace(history=(pos.key(),))
@@ -450,11 +459,15 @@ def check_move(cfg: Config, geo: Geometry, pos: Position, move: Move) -> Rejecti
             return _illegal("this variant has no Dragon in reserve (dragon-reserve)", "CY-6.4.2")
         if not pos.reserve >> side & 1:
             return _illegal("your Dragon has already been introduced", "CY-6.4.2")
-        if to not in geo.halves[side]:
-            return _illegal(f"the Dragon is introduced in your own half, not on {names[to]}",
-                            "CY-R41")  # fmt: skip
+        if to not in drop_zone(cfg, geo, pos, side):
+            if geo.hex and pos.terrain:
+                return _illegal(f"the Dragon is introduced within 2 cells of your Fortress, "
+                                f"not on {names[to]}", "CY-R53")  # fmt: skip
+            where = "placement zone" if geo.hex else "half"
+            return _illegal(f"the Dragon is introduced in your own {where}, not on {names[to]}",
+                            "CY-R53" if geo.hex else "CY-R41")  # fmt: skip
         if board[to]:
-            return _illegal(f"{names[to]} is not empty", "CY-R41")
+            return _illegal(f"{names[to]} is not empty", "CY-R53" if geo.hex else "CY-R41")
         if pos.terrain and pos.terrain[to] == BURNING:
             return _illegal(f"{names[to]} is burning (Wildfyre)", "CY-6.4.6")
         if not is_legal(cfg, geo, pos, move):
@@ -504,12 +517,14 @@ def check_move(cfg: Config, geo: Geometry, pos: Position, move: Move) -> Rejecti
 def _explain(cfg: Config, geo: Geometry, board: bytes, move: Move, kind: int) -> Rejection:
     """Why a move or capture the man's rules do not generate is refused."""
     mode, fr, to, _ = move
-    name, n = NAMES_OF_KIND[kind], geo.n
+    name = NAMES_OF_KIND[kind]
     if mode == SHOOT:
         if kind == TREBUCHET:
+            far = " (3 with Super Trebuchets on hex)" if geo.hex else ""
             return _illegal(
-                "a Trebuchet captures without moving only a man 2 squares away orthogonally "
-                "over a Mountain or a man of its own side; with a clear line it moves in (x)",
+                f"a Trebuchet captures without moving only a man 2 squares away{far} "
+                "orthogonally over a Mountain or a man of its own side; with a clear line it "
+                "moves in (x)",
                 "CY-5.4.3",
             )
         if kind == DRAGON and cfg.dragonfyre:
@@ -517,13 +532,11 @@ def _explain(cfg: Config, geo: Geometry, board: bytes, move: Move, kind: int) ->
                             "square or a man of your own, never over a Mountain",
                             "CY-5.4.5")  # fmt: skip
         return _illegal(f"a {name} cannot capture without moving", "CY-5.4")
-    dx, dy = to % n - fr % n, to // n - fr // n
-    k = max(abs(dx), abs(dy))
-    step = (dx // k, dy // k) if dx in (0, k, -k) and dy in (0, k, -k) else None
-    dirs, rng = MOVES[kind]
-    d = DIRECTIONS.index(step) if step in DIRECTIONS else -1
+    d, k = geo.line(fr, to) or (-1, 0)
+    dirs, rng = geo.moves[kind]
     if d not in dirs or k > rng:
-        return _illegal(f"a {name} moves and captures {_HOW[kind]}", "CY-5.1.1")
+        clause = "CY-5.1.2" if geo.hex else "CY-5.1.1"
+        return _illegal(f"a {name} moves and captures {_how(geo, kind)}", clause)
     line = geo.rays[fr][d][: k - 1]
     blocked = next(s for s in line if board[s])
     if kind == DRAGON and board[blocked] & KIND == MOUNTAIN:
@@ -574,13 +587,13 @@ def _check_c(cfg: Config, geo: Geometry, pos: Position, move: Move) -> Rejection
                             "a lost man", "CY-R46")  # fmt: skip
         return _explain_c(cfg, geo, pos, move, kind)
     if mode in (CAPTURE, SHOOT) and not capture_allowed(cfg, geo, board, side, fr, to, terrain):
-        n, target = geo.n, board[to]
+        target = board[to]
         flank = threateners_c(cfg, geo, board, terrain, to, side)
-        total = sum(attack(n, board, terrain, s) for s in flank)
+        total = sum(attack(geo, board, terrain, s) for s in flank)
         return _illegal(
-            f"a {name} (attack {attack(n, board, terrain, fr)}) cannot take a "
+            f"a {name} (attack {attack(geo, board, terrain, fr)}) cannot take a "
             f"{NAMES_OF_KIND[target & KIND]} (defence "
-            f"{defence(n, board, terrain, to, cfg.fortress_cap)}): the men threatening "
+            f"{defence(geo, board, terrain, to, cfg.fortress_cap)}): the men threatening "
             f"{geo.names[to]} sum to {total} and include no King",
             "CY-5.6.2",
         )
@@ -591,7 +604,7 @@ def _explain_c(cfg: Config, geo: Geometry, pos: Position, move: Move, kind: int)
     """Why version C does not generate a move or capture of this man."""
     board, terrain = pos.board, pos.terrain
     mode, fr, to, _ = move
-    name, n, names = NAMES_OF_KIND[kind], geo.n, geo.names
+    name, names = NAMES_OF_KIND[kind], geo.names
     if mode != MOVE and cannot_attack(terrain, fr, kind):
         return _illegal(f"a {name} on Water cannot attack", "CY-5.4.8")
     if mode == SHOOT:
@@ -600,21 +613,19 @@ def _explain_c(cfg: Config, geo: Geometry, pos: Position, move: Move, kind: int)
                             "an empty square, a Mountain or a man of your own",
                             "CY-5.4.4")  # fmt: skip
         if kind == CROSSBOWMEN:
-            return _illegal("Crossbowmen shoot 1-2 squares diagonally over an empty square",
+            way = "orthogonally" if geo.hex else "diagonally"
+            return _illegal(f"Crossbowmen shoot 1-2 squares {way} over an empty square",
                             "CY-5.4.4")  # fmt: skip
         if kind == DRAGON and cfg.dragonfyre:
             return _illegal("Dragonfyre reaches 1-2 squares in a straight line, over an empty "
                             "square or a man of your own, never over a Mountain",
                             "CY-5.4.5")  # fmt: skip
         return _illegal(f"a {name} cannot capture without moving", "CY-5.4")
-    dx, dy = to % n - fr % n, to // n - fr // n
-    k = max(abs(dx), abs(dy))
-    step = (dx // k, dy // k) if dx in (0, k, -k) and dy in (0, k, -k) else None
-    dirs, rng = MOVES_C[kind]
-    d = DIRECTIONS.index(step) if step in DIRECTIONS else -1
+    d, k = geo.line(fr, to) or (-1, 0)
+    dirs, rng = geo.moves_c[kind]
     if d not in dirs or k > rng:
-        how = "one square orthogonally" if kind == TREBUCHET else _HOW[kind]
-        return _illegal(f"a {name} moves {how} in version C", "CY-5.1.1")
+        clause = "CY-5.1.2" if geo.hex else "CY-5.1.1"
+        return _illegal(f"a {name} moves {_how(geo, kind, True)} in version C", clause)
     line = geo.rays[fr][d][:k]
     if any(terrain[s] == BURNING for s in line):
         return _illegal("no man may enter or pass a burning square", "CY-5.2.3")
@@ -625,7 +636,7 @@ def _explain_c(cfg: Config, geo: Geometry, pos: Position, move: Move, kind: int)
     if kind == DRAGON:
         return _illegal("the Dragon may not capture across Mountains in this variant "
                         "(dragon_capture_over_mountains=false)", "CY-5.4.2")  # fmt: skip
-    reached = walk(cfg, board, terrain, kind, geo.rays[fr][d])
+    reached = walk(cfg, geo, board, terrain, kind, geo.rays[fr][d])
     last = (reached[0] + [reached[1]])[-1] if reached[0] or reached[1] >= 0 else fr
     tile = TILE_NAMES[terrain[last]] if last != fr else ""
     why = f"it must halt on the {tile} of {names[last]}" if last != fr else "it cannot enter"

@@ -1,5 +1,5 @@
-"""The hidden setup (CY-3, CY-R01..R06, CY-R36): the setup bytes, their validation and random
-setups.
+"""The hidden setup (CY-3, CY-R01..R06, CY-R36, hex: CY-R47, R50, R58): the setup bytes, their
+validation and random setups.
 
 Setup bytes: `msgspec.json.encode({"men": {"<square>": "<letter>", ...}}, order="sorted")`,
 letters of CY-1.3.1 in upper case for either seat (the seat gives the colour), Mountains as `M`.
@@ -53,7 +53,7 @@ def sealed(geo: Geometry, mountains: set[int]) -> list[int]:
     component: it holds the whole opponent's half, larger than any pocket of the own half."""
     components: list[list[int]] = []
     seen: set[int] = set(mountains)
-    for root in range(geo.n * geo.n):
+    for root in range(geo.size):
         if root in seen:
             continue
         seen.add(root)
@@ -84,6 +84,10 @@ def mountain_problem(geo: Geometry, mountains: set[int]) -> str | None:
 
 def _half_problem(geo: Geometry, seat: int, name: str) -> Problem:
     side = ("White", "Black")[seat]
+    if geo.hex:
+        bands = "bands a+b >= 12" if seat else "bands a+b <= 8"
+        return "CY-3.2", (f"{name} is outside {side}'s placement zone ({bands}; bands 9-11 are "
+                          "no-man's-land) [CY-R47]")  # fmt: skip
     ranks = "1-4" if geo.n == 8 else "1-5"
     if seat:
         ranks = "5-8" if geo.n == 8 else "6-10"
@@ -114,7 +118,7 @@ def parse_setup(cfg: Config, geo: Geometry, seat: int, data: bytes) -> Placement
     for name, letter in obj["men"].items():
         s = parse_square(geo, name) if isinstance(name, str) else None
         if s is None:
-            return "CY-1.1.1", f"{name!r} is not a square of the {geo.n}x{geo.n} board"
+            return _no_square(geo, name)
         kind = KIND_OF_LETTER.get(letter) if isinstance(letter, str) else None
         if kind is None:
             return "CY-1.3.1", f"{letter!r} on {name} is not a man's letter ({LETTERS.strip()})"
@@ -135,6 +139,12 @@ def parse_setup(cfg: Config, geo: Geometry, seat: int, data: bytes) -> Placement
     problem = mountain_problem(geo, {s for s, k in placement.items() if k == MOUNTAIN})
     if problem:
         return "CY-3.4", problem + " [CY-R04]"
+    if cfg.sea_movement:
+        ported = [geo.names[s] for s, k in sorted(placement.items())
+                  if k == MOUNTAIN and geo.sea[s]]  # fmt: skip
+        if ported:
+            return "CY-3.6.4", (f"with sea-movement no Mountain may stand on a port "
+                                f"({', '.join(ported)}) [CY-R58]")  # fmt: skip
     if not cfg.terrain:
         return Placement(placement, {})
     tiles = parse_terrain(geo, seat, obj["terrain"], placement)
@@ -151,7 +161,7 @@ def parse_terrain(
     for name, letter in terrain.items():
         s = parse_square(geo, name) if isinstance(name, str) else None
         if s is None:
-            return "CY-1.1.1", f"{name!r} is not a square of the {geo.n}x{geo.n} board"
+            return _no_square(geo, name)
         tile = TILE_LETTERS.find(letter) if isinstance(letter, str) and len(letter) == 1 else -1
         if tile not in (1, 2, 3, 4):
             return "CY-1.3.2", (f"{letter!r} on {name} is not a tile letter (H Hills, W Water, "
@@ -159,11 +169,11 @@ def parse_terrain(
         if s not in geo.halves[seat]:
             return _half_problem(geo, seat, geo.names[s])
         tiles[s] = tile
-    for tile, count in TILES[geo.n].items():
+    for tile, count in TILES[geo.board].items():
         placed = sum(t == tile for t in tiles.values())
         if placed != count:
-            return "CY-3.6.1", (f"{placed} {TILE_NAMES[tile]} tiles placed; the {geo.n}x{geo.n} "
-                                f"board needs exactly {count} per side (CY-2.3)")  # fmt: skip
+            return "CY-3.6.1", (f"{placed} {TILE_NAMES[tile]} tiles placed; the {geo.label} "
+                                f"needs exactly {count} per side (CY-2.3)")  # fmt: skip
     king = next(s for s, kind in men.items() if kind == KING)
     if tiles.get(king) != FORTRESS:
         where = geo.names[king]
@@ -175,6 +185,11 @@ def parse_terrain(
     return tiles
 
 
+def _no_square(geo: Geometry, name: object) -> Problem:
+    clause = "CY-1.2.2" if geo.hex else "CY-1.1.1"
+    return clause, f"{name!r} is not a square of the {geo.label}"
+
+
 def encode_setup(geo: Geometry, placement: Placement, terrain: bool = False) -> bytes:
     men = {geo.names[s]: LETTERS[k] for s, k in placement.men.items()}
     if not terrain:
@@ -183,18 +198,20 @@ def encode_setup(geo: Geometry, placement: Placement, terrain: bool = False) -> 
     return msgspec.json.encode({"men": men, "terrain": tiles}, order="sorted")
 
 
-# A fallback Mountain set per board and seat, valid by CY-3.4 (used only if random tries fail).
+# A fallback Mountain set per board and seat, valid by CY-3.4 (used only if random tries fail);
+# the hex set avoids the ports (CY-3.6.4).
 _FALLBACK: Final = {
-    8: ("b1", "d1", "f1", "h1", "b3", "e3"),
-    10: ("b1", "d1", "f1", "h1", "b3", "e3"),
+    "square8": ("b1", "d1", "f1", "h1", "b3", "e3"),
+    "square10": ("b1", "d1", "f1", "h1", "b3", "e3"),
+    "hex91": ("b1", "d1", "a3", "c3", "e3", "b5"),
 }
 
 
 def fallback_mountains(geo: Geometry, seat: int) -> list[int]:
-    """A fixed Mountain set valid by CY-3.4 in `seat`'s half (Black's mirrors White's)."""
-    n = geo.n
-    mountains = [geo.square_of[name] for name in _FALLBACK[n]]
-    return [n * n - 1 - s for s in mountains] if seat else mountains
+    """A fixed Mountain set valid by CY-3.4 in `seat`'s half (Black's mirrors White's: cell
+    size-1-s is the point reflection of s on every board)."""
+    mountains = [geo.square_of[name] for name in _FALLBACK[geo.board]]
+    return [geo.size - 1 - s for s in mountains] if seat else mountains
 
 
 def random_placement(
@@ -222,7 +239,7 @@ def random_terrain(
     King and Water only under squares without a Mountain; the men stay where they are."""
     king = next(s for s, kind in men.items() if kind == KING)
     dry = {s for s, kind in men.items() if kind == MOUNTAIN}
-    counts = TILES[geo.n]
+    counts = TILES[geo.board]
     free = _shuffled(sorted(geo.halves[seat] - {king}), choose)
     wet = [s for s in free if s not in dry][: counts[WATER]]
     rest = [s for s in free if s not in wet]
@@ -245,7 +262,10 @@ def random_men(
             j = choose(i + 1)
             order[i], order[j] = order[j], order[i]
         placement = dict(zip(order, kinds, strict=False))
-        if not sealed(geo, {s for s, k in placement.items() if k == MOUNTAIN}):
+        peaks = {s for s, k in placement.items() if k == MOUNTAIN}
+        if cfg.sea_movement and any(geo.sea[s] for s in peaks):  # CY-3.6.4
+            continue
+        if not sealed(geo, peaks):
             return placement
     mountains = fallback_mountains(geo, seat)
     rest = [s for s in squares if s not in mountains]

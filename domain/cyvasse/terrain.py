@@ -1,5 +1,5 @@
 """Version C terrain (CY-2.3, CY-5.3, CY-6.2): tiles, entry costs, halts and the attack and
-defence values with terrain, Fortress and morale. Terrain is `bytes` of N * N tiles."""
+defence values with terrain, Fortress and morale. Terrain is `bytes` of a tile per cell."""
 
 from typing import Final
 
@@ -18,6 +18,7 @@ from domain.cyvasse.board import (
     SPEARS,
     TREBUCHET,
     VALUE,
+    Geometry,
     owner,
 )
 
@@ -29,20 +30,21 @@ FOREST: Final = 3
 FORTRESS: Final = 4
 BURNING: Final = 5
 TILE_NAMES: Final = ("Grassland", "Hills", "Water", "Forest", "Fortress", "burning Wildfyre")
-# CY-2.3: tiles per side other than Grassland, by board side length.
+# CY-2.3, CY-R50: tiles per side other than Grassland, by board.
 TILES: Final = {
-    8: {FORTRESS: 1, HILLS: 4, WATER: 4, FOREST: 7},
-    10: {FORTRESS: 1, HILLS: 5, WATER: 5, FOREST: 9},
+    "square8": {FORTRESS: 1, HILLS: 4, WATER: 4, FOREST: 7},
+    "square10": {FORTRESS: 1, HILLS: 5, WATER: 5, FOREST: 9},
+    "hex91": {FORTRESS: 1, HILLS: 4, WATER: 4, FOREST: 7},
 }
 # CY-5.3.1: entry cost (Elephant in Water and the Dragon everywhere pay 1).
 COST: Final = (1, 2, 3, 2, 1, 0)
 
-# CY-5.1.1 version C: the Trebuchet moves (and captures by displacement) 1 orthogonally.
+# CY-5.1.1 version C: the Trebuchet moves (and captures by displacement) 1 orthogonally. The
+# square table; only its ranges are used here (the same on hex but for the Dragon, which no
+# terrain rule concerns); the directions of a board are in its Geometry.
 MOVES_C: Final = tuple(
     (ORTHOGONAL, 1) if kind == TREBUCHET else move for kind, move in enumerate(MOVES)
 )
-# Furthest square any capture mode of a kind reaches in C (ranged Trebuchet 2, Dragon 4).
-REACH_C: Final = tuple(2 if kind == TREBUCHET else rng for kind, (_d, rng) in enumerate(MOVES_C))
 
 # CY-6.4.7: the value ladder of Fortress Promotion (kind -> kind of value + 1).
 PROMOTION: Final = {RABBLE: SPEARS, SPEARS: LIGHT_HORSE, LIGHT_HORSE: CROSSBOWMEN,
@@ -51,7 +53,8 @@ PROMOTION: Final = {RABBLE: SPEARS, SPEARS: LIGHT_HORSE, LIGHT_HORSE: CROSSBOWME
 
 
 def fortress_owner(terrain: bytes, s: int) -> int:
-    """The seat whose Fortress stands on `s`: the owner of that half (CY-1.1.2, CY-3.2)."""
+    """The seat whose Fortress stands on `s`: the owner of that half or zone (CY-1.1.2,
+    CY-1.2.4, CY-3.2; cells are indexed so that White's come first)."""
     return 0 if 2 * s < len(terrain) else 1
 
 
@@ -89,27 +92,26 @@ def cannot_attack(terrain: bytes, s: int, kind: int) -> bool:
     return terrain[s] == WATER and kind not in (DRAGON, ELEPHANT)
 
 
-def _morale(n: int, board: bytes, s: int, man: int) -> int:
-    """CY-R33: +1 when the man is not the King and its own King stands next to it."""
+def _morale(geo: Geometry, board: bytes, s: int, man: int) -> int:
+    """CY-R33, CY-R51: +1 when the man is not the King and its own King stands next to it
+    (8 squares / 12 hex cells)."""
     if man & KIND == KING:
         return 0
     king = board.find(COLOURS[owner(man)] | KING)
-    if king < 0:
-        return 0
-    return int(max(abs(king % n - s % n), abs(king // n - s // n)) == 1)
+    return int(king >= 0 and king in geo.adjacent[s])
 
 
-def attack(n: int, board: bytes, terrain: bytes, s: int) -> int:
+def attack(geo: Geometry, board: bytes, terrain: bytes, s: int) -> int:
     """CY-6.2.1: att = min(9, base + Hills + morale), from the square attacked from (CY-R31)."""
     man = board[s]
-    return min(9, VALUE[man & KIND] + (terrain[s] == HILLS) + _morale(n, board, s, man))
+    return min(9, VALUE[man & KIND] + (terrain[s] == HILLS) + _morale(geo, board, s, man))
 
 
-def defence(n: int, board: bytes, terrain: bytes, s: int, cap: bool) -> int:
+def defence(geo: Geometry, board: bytes, terrain: bytes, s: int, cap: bool) -> int:
     """CY-6.2.2, 6.2.3: def = min(9, base + Fortress + Forest + morale); the Fortress gives +3
     to any man on it (CY-R28), with `none_above_6` only to base values <= 6 (CY-R27)."""
     man = board[s]
     base = VALUE[man & KIND]
     tile = terrain[s]
     bonus = 3 if tile == FORTRESS and (cap or base <= 6) else int(tile == FOREST)
-    return min(9, base + bonus + _morale(n, board, s, man))  # CY-R34
+    return min(9, base + bonus + _morale(geo, board, s, man))  # CY-R34

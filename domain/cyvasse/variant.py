@@ -15,7 +15,7 @@ from contracts.errors import ErrorCode
 from domain.core import VariantError
 
 VERSIONS: Final = ("A", "B", "C")
-BOARDS: Final = {"square8": 8, "square10": 10, "hex91": 0}
+BOARDS: Final = {"square8": 8, "square10": 10, "hex91": 11}
 # option flag -> Config field (implemented ones); the others are refused by name.
 OPTIONS: Final = {
     "dragon-reserve": "dragon_reserve",
@@ -24,19 +24,18 @@ OPTIONS: Final = {
     "fortress-storming": "fortress_storming",
     "wildfyre": "wildfyre",
     "fortress-promotion": "fortress_promotion",
+    "sea-movement": "sea_movement",
 }
 # Options and parameters that need terrain: ignored unless version C (CY-0.3, CY-R59).
 TERRAIN_ONLY: Final = ("fortress_storming", "wildfyre", "fortress_promotion", "fortress_cap")
 NOT_YET: Final = {
-    "hex91": "the hex91 board (Hex Cyvasse)",
-    "sea-movement": "Hex Optional Rule a, sea-movement (hex91 only)",
     "combined_mountain_check=replace": "combined_mountain_check=replace (re-running the setup)",
 }
 
 
 @dataclass(frozen=True, slots=True)
 class Config:
-    """CY-0.1 and CY-0.2 for versions A, B and C on square boards; defaults are the ruling's."""
+    """CY-0.1 and CY-0.2 for versions A, B and C on every board; defaults are the ruling's."""
 
     version: str = "A"
     board: str = "square8"
@@ -46,6 +45,7 @@ class Config:
     fortress_storming: bool = False  # Optional Rule e (version C)
     wildfyre: bool = False  # Optional Rule f (version C)
     fortress_promotion: bool = False  # Optional Rule g (version C)
+    sea_movement: bool = False  # Hex Optional Rule a (hex91 only, CY-6.5.2)
     fortress_cap: bool = False  # fortress_bonus_mode=cap (CY-6.2.3, version C)
     dragon_capture_over_mountains: bool = True
     no_progress_limit: int = 50  # moves per side; 0 = off
@@ -53,7 +53,7 @@ class Config:
 
     @property
     def n(self) -> int:
-        """Board side length (CY-1.1.1)."""
+        """Board side length (CY-1.1.1); 11 files on hex91 (CY-1.2.2)."""
         return BOARDS[self.board]
 
     @property
@@ -112,6 +112,8 @@ def parse_variant(text: str) -> Config:
         else:
             known = ", ".join([*VERSIONS, *BOARDS, *OPTIONS, *NOT_YET])
             raise _bad(f"unknown variant item {item!r} (known: {known}, key=value parameters)")
+    if values.get("sea_movement") and values.get("board") != "hex91":  # CY-0.1, CY-R59
+        raise _bad("sea-movement (Hex Optional Rule a) needs the hex91 board")
     if values.get("version") != "C":  # CY-0.3: e, f, g and the Fortress bonus need terrain
         for name in TERRAIN_ONLY:
             values.pop(name, None)

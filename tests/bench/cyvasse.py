@@ -1,4 +1,5 @@
-"""Benchmark: Cyvasse adjudication (decide + evolve per action) over random games of A, B and C.
+"""Benchmark: Cyvasse adjudication (decide + evolve per action) over random games of A, B and C
+on the square and hex boards.
 
 Run: .venv/bin/python -m tests.bench.cyvasse
 """
@@ -9,13 +10,14 @@ from tests.domain.cyvasse.test_games import play_random_game
 
 
 def main() -> None:
-    for variant in ("A", "B", "B+square10", "C", "C+square10"):
+    for variant in ("A", "B", "B+square10", "C", "C+square10", "A+hex91", "B+hex91", "C+hex91",
+                    "B+hex91+sea-movement"):  # fmt: skip
         timings: list[float] = []
         for seed in range(10):
             play_random_game(variant, 100 + seed, timings)
         us = sorted(t * 1e6 for t in timings)
         p99 = us[min(len(us) - 1, int(len(us) * 0.99))]
-        print(f"  cyvasse {variant:<11} decide+evolve median {statistics.median(us):6.1f} us"
+        print(f"  cyvasse {variant:<20} decide+evolve median {statistics.median(us):6.1f} us"
               f"   p99 {p99:7.1f} us   ({len(us)} actions)")  # fmt: skip
 
 

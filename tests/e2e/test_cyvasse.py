@@ -16,7 +16,17 @@ from tests.domain.cyvasse.test_setup import men
 
 
 @pytest.mark.parametrize(
-    "variant", ["A", "B", "B+square10", "C", "C+fortress-promotion+fortress-storming+wildfyre"]
+    "variant",
+    [
+        "A",
+        "B",
+        "B+square10",
+        "C",
+        "C+fortress-promotion+fortress-storming+wildfyre",
+        "A+hex91",
+        "B+hex91",
+        "C+hex91",
+    ],
 )
 async def test_bot_games_set_up_behind_the_screen_play_and_pass_the_audit(
     client: Client, store: EventStore, variant: str

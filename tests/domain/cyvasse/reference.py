@@ -1,6 +1,7 @@
 """A deliberately naive Cyvasse move generator written from the clause texts (versions A, B
-and C on square boards, options b-g), sharing no code with domain/cyvasse: coordinates, dicts
-and full re-generation everywhere. Used to cross-check the engine's counts (test_perft.py)."""
+and C on square boards and the hex board, options b-g and sea movement), sharing no code with
+domain/cyvasse: coordinates, dicts and full re-generation everywhere. Used to cross-check the
+engine's counts (test_perft.py). Hex cells are (a, b) with the vectors of CY-1.2.6."""
 
 from dataclasses import dataclass, field
 
@@ -11,7 +12,15 @@ MOVESET = {"K": (ORTH + DIAG, 1), "D": (ORTH + DIAG, 4), "T": (ORTH, 2), "E": (O
            "H": (DIAG, 3), "C": (DIAG, 2), "L": (DIAG, 2), "S": (ORTH + DIAG, 1),
            "R": (ORTH, 1)}  # fmt: skip
 VALUE = {"T": 9, "D": 8, "E": 7, "H": 6, "C": 5, "L": 4, "S": 3, "R": 2, "K": 1}
-FILES = "abcdefghij"
+FILES = "abcdefghijk"
+# CY-1.2.6 hex vectors in (a, b); CY-5.1.2 hex table; CY-1.2.8 ports in coast order.
+HEX_ORTH = [(1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (-1, -1)]
+HEX_DIAG = [(1, -1), (-1, 1), (2, 1), (-2, -1), (1, 2), (-1, -2)]
+HEX_MOVESET = dict(MOVESET) | {"D": (HEX_ORTH, 5), "C": (HEX_ORTH, 2), "T": (HEX_ORTH, 2),
+                               "E": (HEX_ORTH, 3), "H": (HEX_DIAG, 3), "L": (HEX_DIAG, 2),
+                               "S": (HEX_ORTH + HEX_DIAG, 1), "R": (HEX_ORTH, 1),
+                               "K": (HEX_ORTH + HEX_DIAG, 1)}  # fmt: skip
+PORTS = [(0, 0), (5, 0), (10, 5), (10, 10), (5, 10), (0, 5)]
 
 Square = tuple[int, int]
 Man = tuple[int, str]  # (side, letter)
@@ -28,6 +37,22 @@ class Pos:
     flags: set[str] = field(default_factory=set)
     tiles: dict[Square, str] = field(default_factory=dict)  # version C: non-Grassland letters
     storm: dict[Square, tuple[int, int]] = field(default_factory=dict)  # square: (side, ok)
+    forts: dict[int, Square] = field(default_factory=dict)  # hex C: Fortress cell per side
+
+    @property
+    def hex(self) -> bool:
+        return self.n == 11
+
+    @property
+    def orth(self) -> list[Square]:
+        return HEX_ORTH if self.hex else ORTH
+
+    @property
+    def diag(self) -> list[Square]:
+        return HEX_DIAG if self.hex else DIAG
+
+    def moveset(self, letter: str) -> tuple[list[Square], int]:
+        return (HEX_MOVESET if self.hex else MOVESET)[letter]
 
 
 def name(sq: Square) -> str:
@@ -36,7 +61,7 @@ def name(sq: Square) -> str:
 
 def parse(variant: str, text: str) -> Pos:
     items = variant.split("+")
-    n = 10 if "square10" in items else 8
+    n = 11 if "hex91" in items else 10 if "square10" in items else 8
     fields = dict(part.strip().split("=", 1) for part in text.split(";"))
     men: dict[Square, Man] = {}
     for side, key in enumerate(("white", "black")):
@@ -49,12 +74,45 @@ def parse(variant: str, text: str) -> Pos:
         if entry.strip() not in ("", "-"):
             sq, who, ok = entry.strip().split(":")
             storm[(FILES.index(sq[0]), int(sq[1:]) - 1)] = ("wb".index(who), int(ok))
+    forts = {side: sq for sq, t in tiles.items() if t == "X" for side in (0, 1)
+             if own_zone(n, sq, side)}  # fmt: skip
     return Pos(n, men, "wb".index(fields["side"]), reserve, items[0], set(items[1:]), tiles,
-               storm)  # fmt: skip
+               storm, forts)  # fmt: skip
+
+
+def own_zone(n: int, sq: Square, side: int) -> bool:
+    """CY-1.1.2 halves, CY-1.2.4 hex zones (bands a + b <= 8 / >= 12)."""
+    if n == 11:
+        return sum(sq) <= 8 if side == 0 else sum(sq) >= 12
+    return (sq[1] < n // 2) == (side == 0)
+
+
+def cells(pos: Pos) -> list[Square]:
+    return [(x, y) for y in range(pos.n) for x in range(pos.n) if on(pos, (x, y))]
+
+
+def sea_ports(pos: Pos, sq: Square) -> list[Square]:
+    """CY-1.2.8: the neighbouring ports of a port (none without the option)."""
+    if "sea-movement" not in pos.flags or sq not in PORTS:
+        return []
+    i = PORTS.index(sq)
+    return [PORTS[i - 1], PORTS[(i + 1) % 6]]
+
+
+def drop_cells(pos: Pos, side: int) -> list[Square]:
+    """CY-R41, CY-6.5.3: own half/zone; hex C: within hex distance 2 of the Fortress."""
+    if pos.hex and pos.version == "C":
+        f = pos.forts.get(side)
+        if f is None:
+            return []
+        return [c for c in cells(pos) if max(abs(c[0] - f[0]), abs(c[1] - f[1]),
+                                              abs(c[0] - f[0] - c[1] + f[1])) <= 2]  # fmt: skip
+    return [c for c in cells(pos) if own_zone(pos.n, c, side)]
 
 
 def on(pos: Pos, sq: Square) -> bool:
-    return 0 <= sq[0] < pos.n and 0 <= sq[1] < pos.n
+    inside = 0 <= sq[0] < pos.n and 0 <= sq[1] < pos.n
+    return inside and (not pos.hex or abs(sq[0] - sq[1]) <= 5)
 
 
 def pseudo(pos: Pos, side: int) -> list[Action]:
@@ -65,7 +123,7 @@ def pseudo(pos: Pos, side: int) -> list[Action]:
     for fr, (s, letter) in list(pos.men.items()):
         if s != side or letter == "M":
             continue
-        dirs, rng = MOVESET[letter]
+        dirs, rng = pos.moveset(letter)
         for dx, dy in dirs:
             for k in range(1, rng + 1):
                 to = (fr[0] + k * dx, fr[1] + k * dy)
@@ -81,15 +139,27 @@ def pseudo(pos: Pos, side: int) -> list[Action]:
                 if enemy and (clear or (letter == "D" and flies and over)):
                     out.append(("x", fr, to))
         if letter == "T":  # CY-5.4.3
-            for dx, dy in ORTH:
+            for dx, dy in pos.orth:
                 mid, to = (fr[0] + dx, fr[1] + dy), (fr[0] + 2 * dx, fr[1] + 2 * dy)
                 m, t = pos.men.get(mid), pos.men.get(to)
+                far = (fr[0] + 3 * dx, fr[1] + 3 * dy)
+                if pos.hex and "super-trebuchet" in pos.flags and on(pos, far):  # R = 3
+                    f = pos.men.get(far)
+                    if f is not None and f[0] != side and f[1] != "M":
+                        out.append(("*", fr, far))
                 if m is None or t is None or t[0] == side or t[1] == "M":
                     continue
                 if "super-trebuchet" in pos.flags or m[1] == "M" or m[0] == side:
                     out.append(("*", fr, to))
+        if letter != "D":  # CY-6.5.2 sea movement
+            for to in sea_ports(pos, fr):
+                target = pos.men.get(to)
+                if target is None:
+                    out.append(("-", fr, to))
+                elif target[0] != side and target[1] != "M":
+                    out.append(("x", fr, to))
         if letter == "D" and "dragonfyre" in pos.flags:  # CY-5.4.5
-            for dx, dy in ORTH + DIAG:
+            for dx, dy in pos.moveset("D")[0]:
                 for k in (1, 2):
                     to = (fr[0] + k * dx, fr[1] + k * dy)
                     if not on(pos, to):
@@ -101,11 +171,7 @@ def pseudo(pos: Pos, side: int) -> list[Action]:
                     if m is None or (m[0] == side and m[1] != "M"):
                         out.append(("*", fr, to))
     if side in pos.reserve:
-        half = range(pos.n // 2) if side == 0 else range(pos.n // 2, pos.n)
-        for y in half:
-            for x in range(pos.n):
-                if (x, y) not in pos.men:
-                    out.append(("@", None, (x, y)))
+        out.extend(("@", None, c) for c in drop_cells(pos, side) if c not in pos.men)
     return out
 
 
@@ -200,12 +266,12 @@ def tile(pos: Pos, sq: Square) -> str:
 
 
 def own_half(pos: Pos, sq: Square, side: int) -> bool:
-    return (sq[1] < pos.n // 2) == (side == 0)
+    return own_zone(pos.n, sq, side)
 
 
 def c_line(pos: Pos, fr: Square, d: Square, letter: str) -> tuple[list[Square], Square | None]:
     """Empty squares a C man may move to along d, and the occupied square it may enter."""
-    rng = 1 if letter == "T" else MOVESET[letter][1]
+    rng = 1 if letter == "T" else pos.moveset(letter)[1]
     cost, over, moves = 0, False, []
     for k in range(1, rng + 1):
         sq = (fr[0] + k * d[0], fr[1] + k * d[1])
@@ -239,25 +305,32 @@ def c_reaches(pos: Pos, fr: Square, to: Square) -> list[str]:
     if tile(pos, fr) == "W" and letter not in "DE":
         return []
     modes = []
-    for d in ORTH if letter == "T" else MOVESET[letter][0]:
+    for d in pos.orth if letter == "T" else pos.moveset(letter)[0]:
         if c_line(pos, fr, d, letter)[1] == to:
             modes.append("x")
-    dx, dy = to[0] - fr[0], to[1] - fr[1]
-    k = max(abs(dx), abs(dy))
-    if 1 <= k <= 2 and dx in (0, k, -k) and dy in (0, k, -k):
-        d = (dx // k, dy // k)
+    if letter != "D" and to in sea_ports(pos, fr):  # CY-6.5.2 sea capture
+        modes.append("x")
+    hits = [(d, k) for d in pos.orth + pos.diag for k in (1, 2, 3)
+            if (fr[0] + k * d[0], fr[1] + k * d[1]) == to]  # fmt: skip
+    if hits:
+        d, k = hits[0]
         mid = pos.men.get((fr[0] + d[0], fr[1] + d[1])) if k == 2 else None
+        if k == 3:
+            if letter == "T" and pos.hex and d in pos.orth and "super-trebuchet" in pos.flags:
+                modes.append("*")
+            return modes
         if (
             letter == "T"
-            and d in ORTH
+            and d in pos.orth
             and (mid is None or mid[1] == "M" or mid[0] == side or "super-trebuchet" in pos.flags)
         ):
             modes.append("*")
-        if letter == "C" and d in DIAG and mid is None:
+        if letter == "C" and d in (pos.orth if pos.hex else pos.diag) and mid is None:
             modes.append("*")
         if (
             letter == "D"
             and "dragonfyre" in pos.flags
+            and d in pos.moveset("D")[0]
             and (mid is None or (mid[0] == side and mid[1] != "M"))
         ):
             modes.append("*")
@@ -275,7 +348,11 @@ def c_value(pos: Pos, sq: Square, attacking: bool) -> int:
     elif t == "F":
         v += 1
     king = next((k for k, m in pos.men.items() if m == (side, "K")), None)
-    if letter != "K" and king is not None and max(abs(king[0] - sq[0]), abs(king[1] - sq[1])) == 1:
+    if (
+        letter != "K"
+        and king is not None
+        and (king[0] - sq[0], king[1] - sq[1]) in (pos.orth + pos.diag)
+    ):
         v += 1
     return min(9, v)
 
@@ -300,8 +377,11 @@ def pseudo_c(pos: Pos, side: int) -> list[Action]:
     for fr, (s, letter) in list(pos.men.items()):
         if s != side or letter == "M":
             continue
-        for d in ORTH if letter == "T" else MOVESET[letter][0]:
+        for d in pos.orth if letter == "T" else pos.moveset(letter)[0]:
             out.extend(("-", fr, to) for to in c_line(pos, fr, d, letter)[0])
+        if letter != "D":  # CY-6.5.2: sea move, no terrain costs; never onto a burning port
+            out.extend(("-", fr, to) for to in sea_ports(pos, fr)
+                       if to not in pos.men and tile(pos, to) != "B")  # fmt: skip
         for to, (s2, target) in pos.men.items():
             if s2 != side and target != "M":
                 out.extend((mode, fr, to) for mode in c_reaches(pos, fr, to))
@@ -323,11 +403,8 @@ def pseudo_c(pos: Pos, side: int) -> list[Action]:
                 promos.append((kind + up, fr, to))
     out.extend(promos)
     if side in pos.reserve:
-        half = range(pos.n // 2) if side == 0 else range(pos.n // 2, pos.n)
-        for y in half:
-            for x in range(pos.n):
-                if (x, y) not in pos.men and tile(pos, (x, y)) != "B":
-                    out.append(("@", None, (x, y)))
+        out.extend(("@", None, c) for c in drop_cells(pos, side)
+                   if c not in pos.men and tile(pos, c) != "B")  # fmt: skip
     out.extend(("ruin", None, sq) for sq, (who, ok) in pos.storm.items() if who == side and ok)
     return out
 
@@ -366,4 +443,4 @@ def after_c(pos: Pos, action: Action) -> Pos:
     for sq, (who, _ok) in pos.storm.items():
         if who != side and men.get(sq, (-1, ""))[0] == who:
             storm[sq] = (who, 1)
-    return Pos(pos.n, men, 1 - side, reserve, pos.version, pos.flags, tiles, storm)
+    return Pos(pos.n, men, 1 - side, reserve, pos.version, pos.flags, tiles, storm, pos.forts)

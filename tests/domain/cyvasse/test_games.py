@@ -73,13 +73,21 @@ def play_random_game(variant: str, seed: int, timings: list[float] | None = None
         "C+fortress-promotion+fortress-storming+wildfyre",
         "C+dragon-reserve+dragonfyre+fortress-promotion+fortress-storming+super-trebuchet"
         "+wildfyre+fortress_bonus_mode=cap",
+        "A+hex91",
+        "B+hex91",
+        "C+hex91",
+        "A+hex91+dragon-reserve+dragonfyre+sea-movement+super-trebuchet",
+        "B+hex91+dragon-reserve+dragonfyre+sea-movement+super-trebuchet",
+        "C+hex91+dragon-reserve+dragonfyre+fortress-promotion+fortress-storming+sea-movement"
+        "+super-trebuchet+wildfyre",
     ],
 )
 def test_random_games_replay_and_end(variant: str) -> None:
     """Random games through the table: both setups legal and placed, every action accepted,
     replay from the log equals the live table, and a game either ends by a rule of CY-7 or
     reaches the ply cap."""
-    # CY-3.1, CY-4, CY-7, CY-R38; version C: CY-3.6, CY-R36, CY-6.3, CY-6.4.5-6.4.7
+    # CY-3.1, CY-4, CY-7, CY-R38; version C: CY-3.6, CY-R36, CY-6.3, CY-6.4.5-6.4.7;
+    # hex91: CY-1.2, CY-5.1.2, CY-6.5, CY-R47..R53
     for seed in range(3):
         game = play_random_game(variant, seed)
         replayed = tables.fold(CYVASSE, game.game_id, game.log)

@@ -25,11 +25,13 @@ CASES = _cases()
 
 
 def test_perft_file_covers_versions_boards_and_options() -> None:
-    """The data files hold A, B and C, both boards, options b-g and full setups at depth 1-3."""
-    # CY-0.1, CY-9.1, CY-9.2, CY-9.3, CY-9.4, CY-9.5
+    """The data files hold A, B and C, all three boards, options b-g, the hex options and full
+    setups at depth 1-3."""
+    # CY-0.1, CY-9.1, CY-9.2, CY-9.3, CY-9.4, CY-9.5, CY-9.8, CY-9.9, CY-9.10
     variants = {variant for variant, _, _, _ in CASES}
     assert {"A", "B", "B+square10", "A+dragon-reserve+dragonfyre+super-trebuchet", "C",
             "C+square10", "C+dragonfyre+fortress-promotion+fortress-storming+wildfyre",
+            "A+hex91", "B+hex91", "C+hex91", "B+hex91+sea-movement", "B+hex91+dragonfyre",
             } <= variants  # fmt: skip
     assert len({(variant, position) for variant, position, _, _ in CASES}) >= 10
     assert {depth for _, _, depth, _ in CASES} == {1, 2, 3}

@@ -23,8 +23,8 @@ def values(state: State, square: str) -> tuple[int, int]:
     """(attack, defence) of the man on `square` (CY-6.2)."""
     s = state.geo.square_of[square]
     board, terrain = state.pos.board, state.pos.terrain
-    n, cap = state.geo.n, state.config.fortress_cap
-    return attack(n, board, terrain, s), defence(n, board, terrain, s, cap)
+    geo, cap = state.geo, state.config.fortress_cap
+    return attack(geo, board, terrain, s), defence(geo, board, terrain, s, cap)
 
 
 def test_terrain_movement_reference_example() -> None:
