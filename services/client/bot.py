@@ -30,12 +30,15 @@ RETRIES = 8
 
 
 def greedy_policy(rs: Ruleset[Any, Any], state: Any, seat: int, rng: random.Random) -> Any:
-    """Demand the fifty-move count once (so games end), prefer captures, else any move."""
+    """Demand the fifty-move count once (so games end), prefer captures, else any move; None
+    when there is no move (the game's end is then in the events still to come)."""
     actions = [(a, rs.format_action(state, a)) for a in rs.legal_actions(state, seat)]
+    moves = [(a, t) for a, t in actions if t not in NON_MOVES and t != "demand-mate"]
+    if not moves:
+        return None
     for a, text in actions:
         if text == "demand-mate":
             return a
-    moves = [(a, t) for a, t in actions if t not in NON_MOVES]
     captures = [m for m in moves if "x" in m[1]]
     pool = captures if captures and rng.random() < 0.8 else moves
     return rng.choice(pool)[0]
@@ -103,7 +106,12 @@ async def play_seat(client: Client, game_id: str, seat: int, token: str, *,
         if seat not in tables.to_act(table):
             continue
         if tables.phase(table) == "play":
+            # The events of one append arrive one by one: after a mating move the mated side
+            # may be "to act" until the GameEnded that follows it is read. Nothing to play:
+            # read on.
             action = policy(rs, table.game, seat, rng)
+            if action is None:
+                continue
             text = rs.format_action(table.game, action)
         else:
             text = me.fair_play_action(table)

@@ -64,7 +64,7 @@ def race_policy(rs, state, seat, rng):  # type: ignore[no-untyped-def]
     """Any legal action but resigning, so games run to the finish."""
     actions = [a for a in rs.legal_actions(state, seat)
                if rs.format_action(state, a) != "resign"]  # fmt: skip
-    return rng.choice(actions)
+    return rng.choice(actions) if actions else None
 
 
 async def test_a_fair_game_through_the_services_passes_the_audit(
