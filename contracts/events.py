@@ -130,6 +130,13 @@ class TimedOut(Event, tag="TimedOut", frozen=True, kw_only=True):
     idle_ms: int  # how long they had kept the table waiting, as the rules service measured
 
 
+class SetupsDiscarded(Event, tag="SetupsDiscarded", frozen=True, kw_only=True):
+    """Every revealed setup is void and the seats set up again (the ruleset's reason, e.g.
+    Cyvasse CY-3.5 `replace`: the two sides' Mountains together seal squares)."""
+
+    reason: str
+
+
 class SeedRevealed(Event, tag="SeedRevealed", frozen=True, kw_only=True):
     """The server seed, once the game has ended (section 1.6)."""
 
@@ -146,6 +153,7 @@ FAIR_PLAY_EVENTS: tuple[type[Event], ...] = (
     CardRevealed,
     SetupCommitted,
     SetupRevealed,
+    SetupsDiscarded,
     TimedOut,
     SeedRevealed,
 )

@@ -46,6 +46,7 @@ from contracts.events import (
     SeedRevealed,
     SetupCommitted,
     SetupRevealed,
+    SetupsDiscarded,
 )
 from domain import fairplay
 from domain.core.ruleset import Rejection, Ruleset
@@ -503,6 +504,14 @@ class _Auditor:
             raise _Discrepancy(f"seat {seat} committed its setup twice")
         self.setup_commitments[seat] = event.commitment
 
+    def _on_setups_discarded(self, s: StoredEvent, event: SetupsDiscarded) -> None:
+        """Every seat had revealed; all commit and reveal again (the table replays it)."""
+        if not all(self.setups_revealed):
+            raise _Discrepancy("setups discarded before every seat had revealed")
+        seats = len(self.setup_commitments)
+        self.setup_commitments = [""] * seats
+        self.setups_revealed = [False] * seats
+
     def _on_setup_revealed(self, s: StoredEvent, event: SetupRevealed) -> None:
         assert self.created is not None
         assert self.table is not None
@@ -678,6 +687,7 @@ _HANDLERS: dict[type[Event], Callable[[_Auditor, StoredEvent, Any], None]] = {
     CardRevealed: _Auditor._on_card_revealed,
     SetupCommitted: _Auditor._on_setup_committed,
     SetupRevealed: _Auditor._on_setup_revealed,
+    SetupsDiscarded: _Auditor._on_setups_discarded,
     SeedRevealed: _Auditor._on_seed_revealed,
     GameEnded: _Auditor._on_game_ended,
     GameSealed: _Auditor._on_game_sealed,

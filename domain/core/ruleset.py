@@ -154,6 +154,11 @@ class HiddenSetup(Protocol[S_contra]):
         """The events that end the game when `seat` loses by an illegal or missing reveal."""
         ...
 
+    def combined_setup_problem(self, state: S_contra) -> str | None:
+        """Once every setup is placed: a reason to discard them all and set up again, or
+        None (most rulesets: always None)."""
+        ...
+
     def random_setup(self, state: S_contra, seat: int, choose: Callable[[int], int]) -> bytes:
         """A legal setup for bots, its choices made by `choose(n)` in [0, n) (the caller's
         randomness: the domain draws none)."""

@@ -39,6 +39,7 @@ from contracts.events import (
     SeedRevealed,
     SetupCommitted,
     SetupRevealed,
+    SetupsDiscarded,
     TimedOut,
 )
 from domain import fairplay
@@ -57,6 +58,9 @@ _HEX64 = re.compile(r"^[0-9a-f]{64}$")
 # Events the table keeps for itself; every other event is the ruleset's to evolve.
 _TABLE_ONLY = (SeedCommitted, ClientSeedCommitted, ClientSeedRevealed, SetupCommitted,
                SeedRevealed, TimedOut)  # fmt: skip
+# Every event the table looks at itself; any other goes straight to the ruleset (the hot path).
+_TABLE_EVENTS = (*_TABLE_ONLY, RandomDrawn, DeckShuffled, SetupRevealed, SetupsDiscarded,
+                 GameSealed)  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,8 +142,7 @@ def _put(values: tuple[Any, ...], i: int, value: Any) -> tuple[Any, ...]:
 
 def evolve(table: Table, event: Event) -> Table:
     """Apply a recorded event, unchecked."""
-    if not isinstance(event, (*_TABLE_ONLY, RandomDrawn, DeckShuffled, SetupRevealed,
-                              GameSealed)):  # fmt: skip
+    if not isinstance(event, _TABLE_EVENTS):
         return Table(table.ruleset, table.game_id, table.created,
                      table.ruleset.evolve(table.game, event), table.fair, table.screen,
                      table.sealed)  # fmt: skip  # the hot path: one ruleset event
@@ -160,6 +163,11 @@ def evolve(table: Table, event: Event) -> Table:
         return table._with(fair=replace(fair, server_seed=event.server_seed))
     if isinstance(event, TimedOut):
         return table  # the forfeit that follows ends the game
+    if isinstance(event, SetupsDiscarded):  # every seat commits and reveals again
+        assert screen is not None
+        seats = table.created.seats
+        return table._with(screen=Screen(("",) * seats, (False,) * seats),
+                           game=table.ruleset.evolve(table.game, event))  # fmt: skip
     if isinstance(event, SetupCommitted):
         assert screen is not None
         commitments = _put(screen.commitments, event.seat, event.commitment)
@@ -377,9 +385,14 @@ def _setup_action(table: Table, seat: int, verb: str, arg: str) -> Decision:
             rejected = problem.reason + (f" [{problem.clause}]" if problem.clause else "")
     revealed = SetupRevealed(seat=seat, nonce=nonce, setup=setup, rejected=rejected)
     if not rejected:
+        after = table.ruleset.evolve(table.game, revealed)
+        if sum(screen.revealed) == len(screen.revealed) - 1:  # the last reveal
+            conflict = cast(HiddenSetup[Any], table.ruleset).combined_setup_problem(after)
+            if conflict is not None:
+                return (revealed, SetupsDiscarded(reason=conflict))
         # The last reveal may decide the game at once (a King already mated in Cyvasse A):
         # the log then says so, as after any other action.
-        ended = table.ruleset.outcome(table.ruleset.evolve(table.game, revealed))
+        ended = table.ruleset.outcome(after)
         if ended is None:
             return (revealed,)
         return (revealed, GameEnded(result=ended.result, reason=ended.reason,

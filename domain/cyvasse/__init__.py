@@ -1,6 +1,6 @@
 """Cyvasse (Jeff C. Caird) per /work/shared/rulings/cyvasse.md (ruling v1.0): versions A, B and
-C on the square boards and the hex board (Hex Cyvasse), Optional Rules a-g and the hex optional
-rules. Only `combined_mountain_check=replace` is refused by `create`."""
+C on the square boards and the hex board (Hex Cyvasse), Optional Rules a-g, the hex optional
+rules and every CY-0.2 parameter."""
 
 from domain.cyvasse.board import Position, geometry
 from domain.cyvasse.movegen import Move

@@ -9,7 +9,14 @@ from typing import Any, Final, NamedTuple
 
 from contracts.cyvasse import EVENTS, DrawAccepted, DrawDeclined, DrawOffered, MovePlayed
 from contracts.errors import ErrorCode
-from contracts.events import Event, GameCreated, GameEnded, Resigned, SetupRevealed
+from contracts.events import (
+    Event,
+    GameCreated,
+    GameEnded,
+    Resigned,
+    SetupRevealed,
+    SetupsDiscarded,
+)
 from domain.core import Decision, DrawResult, Outcome, Rejection, VariantError
 from domain.cyvasse.board import (
     COLOURS,
@@ -57,7 +64,7 @@ from domain.cyvasse.movegen import (
     threateners_c,
     walk,
 )
-from domain.cyvasse.setup import Placement, encode_setup, parse_setup, random_placement
+from domain.cyvasse.setup import Placement, encode_setup, parse_setup, random_placement, sealed
 from domain.cyvasse.terrain import (
     BURNING,
     FORTRESS,
@@ -161,10 +168,7 @@ class Cyvasse:
         geo = geometry(config.board)
         if created.position:
             return State(config, geo, _parse_position(config, created.position))
-        reserve = 3 if config.dragon_reserve else 0
-        terrain = bytes(geo.size) if config.terrain else b""
-        pos = Position(bytes(geo.size), 0, reserve, terrain=terrain)
-        return State(config, geo, pos, placed=0)
+        return _unplaced(config, geo)
 
     def to_act(self, state: State) -> frozenset[int]:
         if state.outcome or state.placed != 3:
@@ -172,6 +176,18 @@ class Cyvasse:
         return frozenset((state.pos.turn,))
 
     # The hidden setup (CY-3) --------------------------------------------------------------
+
+    def combined_setup_problem(self, state: State) -> str | None:
+        """CY-3.5 with `replace`: both sides' Mountains together may not seal squares."""
+        if not state.config.combined_replace or state.placed != 3:
+            return None
+        board = state.pos.board
+        mountains = {s for s in range(state.geo.size) if board[s] & KIND == MOUNTAIN}
+        cut = sealed(state.geo, mountains)
+        if not cut:
+            return None
+        names = ", ".join(state.geo.names[s] for s in cut)
+        return f"the Mountains of both sides together seal {names}: set up again [CY-3.5]"
 
     def check_setup(self, state: State, seat: int, setup: bytes) -> Rejection | None:
         if state.placed == 3:
@@ -286,6 +302,8 @@ class Cyvasse:
             )
         if isinstance(event, SetupRevealed):
             return _place(state, event)
+        if isinstance(event, SetupsDiscarded):  # CY-3.5 replace: an empty board again
+            return _unplaced(state.config, state.geo)
         if isinstance(event, DrawOffered):
             return state._replace(offer=event.seat, offered=state.offered | (1 << event.seat))
         if isinstance(event, DrawDeclined):
@@ -405,6 +423,13 @@ def _parse_position(config: Config, text: str) -> Position:
                               config.fortress_storming)  # fmt: skip
     except ValueError as exc:
         raise VariantError(ErrorCode.BAD_POSITION, f"bad position (CY-1.3.5): {exc}") from None
+
+
+def _unplaced(config: Config, geo: Geometry) -> State:
+    """The board before any setup is placed (CY-3.1)."""
+    reserve = 3 if config.dragon_reserve else 0
+    terrain = bytes(geo.size) if config.terrain else b""
+    return State(config, geo, Position(bytes(geo.size), 0, reserve, terrain=terrain), placed=0)
 
 
 def _place(state: State, event: SetupRevealed) -> State:

@@ -28,9 +28,6 @@ OPTIONS: Final = {
 }
 # Options and parameters that need terrain: ignored unless version C (CY-0.3, CY-R59).
 TERRAIN_ONLY: Final = ("fortress_storming", "wildfyre", "fortress_promotion", "fortress_cap")
-NOT_YET: Final = {
-    "combined_mountain_check=replace": "combined_mountain_check=replace (re-running the setup)",
-}
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +44,7 @@ class Config:
     fortress_promotion: bool = False  # Optional Rule g (version C)
     sea_movement: bool = False  # Hex Optional Rule a (hex91 only, CY-6.5.2)
     fortress_cap: bool = False  # fortress_bonus_mode=cap (CY-6.2.3, version C)
+    combined_replace: bool = False  # combined_mountain_check=replace (CY-3.5)
     dragon_capture_over_mountains: bool = True
     no_progress_limit: int = 50  # moves per side; 0 = off
     repetition_count: int = 3
@@ -75,6 +73,8 @@ class Config:
         params = []
         if self.fortress_cap:
             params.append("fortress_bonus_mode=cap")
+        if self.combined_replace:
+            params.append("combined_mountain_check=replace")
         if not self.dragon_capture_over_mountains:
             params.append("dragon_capture_over_mountains=false")
         if self.no_progress_limit != 50:
@@ -99,8 +99,6 @@ def parse_variant(text: str) -> Config:
         if slot in seen:
             raise _bad(f"variant item {slot!r} given twice")
         seen.add(slot)
-        if item in NOT_YET:
-            raise _bad(f"{NOT_YET[item]} is not implemented yet")
         if item in VERSIONS:
             values["version"] = item
         elif item in BOARDS:
@@ -110,7 +108,7 @@ def parse_variant(text: str) -> Config:
         elif "=" in item:
             _parameter(item, values)
         else:
-            known = ", ".join([*VERSIONS, *BOARDS, *OPTIONS, *NOT_YET])
+            known = ", ".join([*VERSIONS, *BOARDS, *OPTIONS])
             raise _bad(f"unknown variant item {item!r} (known: {known}, key=value parameters)")
     if values.get("sea_movement") and values.get("board") != "hex91":  # CY-0.1, CY-R59
         raise _bad("sea-movement (Hex Optional Rule a) needs the hex91 board")
@@ -127,8 +125,9 @@ def _parameter(item: str, values: dict[str, object]) -> None:
             raise _bad("dragon_capture_over_mountains must be true or false")
         values[key] = value == "true"
     elif key == "combined_mountain_check":
-        if value != "none":
+        if value not in ("none", "replace"):
             raise _bad("combined_mountain_check must be none or replace")
+        values["combined_replace"] = value == "replace"
     elif key == "fortress_bonus_mode":
         if value not in ("none_above_6", "cap"):
             raise _bad("fortress_bonus_mode must be none_above_6 or cap")

@@ -4,7 +4,7 @@ import asyncio
 
 import pytest
 
-from contracts.events import GameEnded, SetupCommitted, SetupRevealed
+from contracts.events import GameEnded, SetupCommitted, SetupRevealed, SetupsDiscarded
 from domain import fairplay
 from domain.audit import audit
 from services.client.bot import play_seat
@@ -88,3 +88,30 @@ async def test_a_matching_reveal_that_breaks_the_mountain_rule_loses(client: Cli
     ended = events[-2]  # then GameSealed
     assert isinstance(ended, GameEnded)
     assert (ended.result, ended.reason, ended.winners) == ("0-1", "illegal_setup", [1])
+
+
+async def test_replace_sets_up_again_through_the_services_and_audits(
+    client: Client, store: EventStore
+) -> None:
+    """CY-3.5 `replace`: jointly sealing Mountains void both setups; the seats commit and
+    reveal again; the log records it all and passes the audit."""
+    created = await client.create_game("cyvasse", "A+combined_mountain_check=replace")
+    game_id, tokens = created.game_id, [s.token for s in created.seats]
+    white = setup_bytes(men(0, ["d3", "c4", "e4", "a1", "h1", "h2"]))
+    rounds = [(white, setup_bytes(men(1, ["d5", "a8", "b8", "h8", "a5", "h5"]))),
+              (white, setup_bytes(men(1, ["a8", "b8", "h8", "a5", "h5", "c6"])))]  # fmt: skip
+    for setups in rounds:
+        for seat, setup in enumerate(setups):
+            digest = fairplay.setup_commitment(game_id, seat, "5" * 64, setup)
+            await client.act(game_id, seat, tokens[seat], f"setup-commit {digest}")
+        for seat, setup in enumerate(setups):
+            await client.act(
+                game_id, seat, tokens[seat], f"setup-reveal {'5' * 64} {setup.decode()}"
+            )
+    assert (await client.view(game_id)).phase == "play"
+    await client.act(game_id, 1, tokens[1], "resign")
+    stored = await store.read_all(game_id)
+    _, events = decode_log(stored)
+    assert sum(isinstance(e, SetupsDiscarded) for e in events) == 1
+    report = audit(stored)
+    assert report.ok, report.failure

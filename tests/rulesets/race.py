@@ -166,6 +166,10 @@ class Race:
             return _illegal(f"the boost is 0 to {MAX_BOOST}, got {boost}", "RACE-1")
         return None
 
+    def combined_setup_problem(self, state: RaceState) -> str | None:
+        """Boosts never conflict."""
+        return None
+
     def random_setup(self, state: RaceState, seat: int, choose: Callable[[int], int]) -> bytes:
         """A legal setup for bots: a boost of 0-3 picked by `choose`."""
         return msgspec.json.encode({"boost": choose(4)}, order="sorted")

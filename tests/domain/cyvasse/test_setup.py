@@ -6,7 +6,7 @@ import random
 import msgspec
 import pytest
 
-from contracts.events import GameEnded, SetupRevealed
+from contracts.events import GameEnded, SetupRevealed, SetupsDiscarded
 from domain import fairplay
 from domain.core import table as tables
 from domain.cyvasse import CYVASSE, State, geometry
@@ -260,3 +260,31 @@ def test_setup_bytes_commitment_round_trip() -> None:
     assert setup == msgspec.json.encode(msgspec.json.decode(setup), order="sorted")
     commitment = fairplay.setup_commitment("cy-setup", 0, NONCES[0], setup)
     assert fairplay.verify_setup("cy-setup", 0, NONCES[0], setup, commitment)
+
+
+def test_replace_discards_jointly_sealing_setups_and_both_set_up_again() -> None:
+    """CY-3.5 `replace`: the ruling's example (White d3, c4, e4 and Black d5 around d4) seals
+    d4 only jointly; both setups are discarded, both seats commit and reveal again, and a
+    second, clean pair of setups starts play. The default (`none`) accepts it (test above)."""
+    # CY-3.5, CY-0.2, fair-play 3
+    game = _table("A+combined_mountain_check=replace")
+    white = setup_bytes(men(0, ["d3", "c4", "e4", "a1", "h1", "h2"]))
+    black = setup_bytes(men(1, ["d5", "a8", "b8", "h8", "a5", "h5"]))
+    for seat, setup in enumerate((white, black)):
+        game.commit_setup(seat, NONCES[seat], setup)
+    game.reveal_setup(1, NONCES[1], black)
+    events = game.reveal_setup(0, NONCES[0], white)
+    assert isinstance(events[-1], SetupsDiscarded)
+    assert "seal d4" in events[-1].reason
+    assert events[-1].reason.endswith("[CY-3.5]")
+    assert tables.phase(game.table) == "setup"
+    assert tables.to_act(game.table) == frozenset({0, 1})  # both commit again
+    assert game.table.game == fresh("A+combined_mountain_check=replace")  # an empty board
+    clean_black = setup_bytes(men(1, ["a8", "b8", "h8", "a5", "h5", "c6"]))
+    for seat, setup in enumerate((white, clean_black)):
+        game.commit_setup(seat, NONCES[seat], setup)
+    for seat, setup in enumerate((white, clean_black)):
+        game.reveal_setup(seat, NONCES[seat], setup)
+    assert tables.phase(game.table) == "play"
+    replayed = tables.fold(CYVASSE, game.game_id, game.log)
+    assert replayed.game == game.table.game

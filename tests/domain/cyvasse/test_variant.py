@@ -45,21 +45,15 @@ def test_variant_grammar_and_canonical_form(text: str, canonical: str) -> None:
 
 
 @pytest.mark.parametrize(
-    ("text", "words"),
-    [
-        ("A+combined_mountain_check=replace", "combined_mountain_check=replace"),
-        ("C+hex91+combined_mountain_check=replace", "combined_mountain_check=replace"),
-    ],
+    "text", ["A+combined_mountain_check=replace", "C+hex91+combined_mountain_check=replace"]
 )
-def test_not_implemented_parts_are_refused(text: str, words: str) -> None:
-    """`combined_mountain_check=replace` is refused honestly (it needs the table to re-run
-    the commit/reveal)."""
-    # CY-0.1, CY-0.3, CY-R59
-    with pytest.raises(VariantError) as err:
-        CYVASSE.create(text)
-    assert err.value.code is ErrorCode.BAD_VARIANT
-    assert words in err.value.reason
-    assert "not implemented yet" in err.value.reason
+def test_combined_mountain_check_replace_is_a_variant(text: str) -> None:
+    """CY-0.2: `combined_mountain_check=replace` is accepted and kept in the canonical name."""
+    # CY-0.2, CY-3.5
+    config = parse_variant(text)
+    assert config.combined_replace
+    assert config.variant == text
+    assert CYVASSE.create(text).variant == text
 
 
 @pytest.mark.parametrize(
