@@ -20,12 +20,16 @@ from tests.domain.cyvasse.test_setup import men
     [
         "A",
         "B",
-        "B+square10",
         "C",
-        "C+fortress-promotion+fortress-storming+wildfyre",
+        "A+square10",
+        "B+square10",
+        "C+square10",
         "A+hex91",
         "B+hex91",
         "C+hex91",
+        "B+dragon-reserve+dragonfyre+super-trebuchet",
+        "C+fortress-promotion+fortress-storming+wildfyre",
+        "C+hex91+dragon-reserve+dragonfyre+sea-movement+super-trebuchet",
     ],
 )
 async def test_bot_games_set_up_behind_the_screen_play_and_pass_the_audit(
