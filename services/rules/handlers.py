@@ -243,6 +243,7 @@ class Rules:
         if not hmac.compare_digest(game.tokens[req.seat], req.token):
             return error(ErrorCode.BAD_TOKEN, f"wrong token for seat {req.seat}")
         async with game.lock:
+            await self.finish_if_due(req.game_id, game)
             try:
                 return await self._act_locked(req, game)
             except RandomnessUnavailable as exc:
@@ -349,6 +350,13 @@ class Rules:
             )
         return results
 
+    async def finish_if_due(self, game_id: str, game: Game) -> None:
+        """A game with seeds that ended while the randomness service was away: reveal and
+        seal it now (games without seeds were sealed with their end)."""
+        table = game.table
+        if table.fair is not None and not table.sealed and tables.outcome(table) is not None:
+            await self.finish(game_id, game)
+
     async def finish(self, game_id: str, game: Game) -> None:
         """Reveal the seed of a game whose end is in the log, then seal it (idempotent: the
         command id is fixed, so replicas racing here append it once)."""
@@ -356,7 +364,7 @@ class Rules:
             reply = await self.random.request(
                 subjects.RANDOM_REVEAL, RevealSeed(game_id=game_id), SeedRevealedReply
             )
-        except (TabulaError, NATSError) as exc:  # finished on the next access instead
+        except (TabulaError, NATSError) as exc:  # finish_if_due retries on the next access
             log.warning("seed reveal postponed", error=str(exc))
             return
         event = SeedRevealed(server_seed=reply.server_seed)
@@ -404,6 +412,7 @@ class Rules:
             return error(ErrorCode.UNKNOWN_GAME, f"no game {req.game_id}")
         async with game.lock:  # another replica may have moved the game on: read to the head
             await self.catch_up(req.game_id, game)
+            await self.finish_if_due(req.game_id, game)
         table = game.table
         rs = table.ruleset
         legal: list[str] = []

@@ -313,3 +313,38 @@ async def test_a_seats_legal_actions_travel_sealed_in_a_hidden_game(client: Clie
     assert raw.legal_box
     opened = await client.view(game_id, 0, tokens[0])
     assert {"roll", "draw"} <= set(opened.legal)
+
+
+async def test_a_game_ending_while_randomness_is_away_is_sealed_on_its_next_access(
+    settings: Settings, store: EventStore, tmp_path: Path
+) -> None:
+    """The seed reveal waits for the randomness service: the game's end is stored at once,
+    and the next request for the game (here a view) reveals the seed and seals the log."""
+    log = tmp_path / "randomness.log"
+    randomness = start_service("services.randomness", settings, log)
+    client = await Client.connect(settings.nats_url)
+    try:
+        await wait_for(client, subjects.RANDOM_SERVICE)
+        async with running(rules_build, settings):
+            created = await client.create_game("race", reveal_deadline_ms=0)
+            game_id, tokens = created.game_id, [s.token for s in created.seats]
+            digest = fairplay.client_seed_commitment(game_id, 0, "patient0123456789")
+            await client.act(game_id, 0, tokens[0], f"seed-commit {digest}")
+            randomness.kill()
+            randomness.wait()
+            await client.act(game_id, 0, tokens[0], "claim-timeout")  # ends the game
+            _, events = decode_log(await store.read_all(game_id))
+            assert type(events[-1]).__name__ == "GameEnded"  # no seed yet: service away
+            randomness = start_service("services.randomness", settings, log)
+            await wait_for(client, subjects.RANDOM_SERVICE)
+            view = await client.view(game_id)
+            assert view.phase == "ended"
+    finally:
+        await client.close()
+        randomness.kill()
+        randomness.wait()
+    stored = await store.read_all(game_id)
+    _, events = decode_log(stored)
+    assert [type(e).__name__ for e in events][-2:] == ["SeedRevealed", "GameSealed"]
+    report = audit(stored)
+    assert report.ok, report.failure
