@@ -62,7 +62,9 @@ def on_field(level: int, x: int, y: int) -> bool:
 
 
 # Y-1.1: the 125 positions in notation order (111, 112, ..., 555).
-POSITIONS: Final = tuple(Position(lv, x, y) for lv in LEVELS for x in COORDINATES for y in COORDINATES)
+POSITIONS: Final = tuple(
+    Position(lv, x, y) for lv in LEVELS for x in COORDINATES for y in COORDINATES
+)
 
 
 def level_positions(level: int) -> tuple[Position, ...]:
@@ -163,7 +165,9 @@ def is_core(p: Position, definition: CoreDefinition = "board_lines") -> bool:
         return p.x == 3 or p.y == 3
     if definition == "physical_lines":
         return p.x == 6 - p.level or p.y == 6 - p.level
-    raise ValueError(f"Y-1.9: core_definition must be board_lines or physical_lines, not {definition!r}")
+    raise ValueError(
+        f"Y-1.9: core_definition must be board_lines or physical_lines, not {definition!r}"
+    )
 
 
 def core_positions(definition: CoreDefinition = "board_lines") -> tuple[Position, ...]:
