@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test test-long bench lint schema clean
+.PHONY: run test bench lint schema clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -17,10 +17,7 @@ run: $(STAMP)
 	$(BIN)/tabula up --demo 1
 
 test: $(STAMP)
-	$(BIN)/pytest -q -m "not slow"
-
-test-long: $(STAMP)
-	$(BIN)/pytest -q -m slow
+	$(BIN)/pytest -q
 
 bench: $(STAMP)
 	$(BIN)/python -m tests.bench.run
