@@ -1,6 +1,7 @@
-"""Yavoch per /work/shared/rulings/yavoch.md (rulings v1): first increment, section 1 only —
-the field (Y-1.1 to Y-1.11) and the position, piece and action notation (Y-1.12 to Y-1.14).
-No ruleset is registered yet."""
+"""Yavoch per /work/shared/rulings/yavoch.md (rulings v1), built so far: the field (Y-1.1 to
+Y-1.11), the position, piece and action notation (Y-1.12 to Y-1.14), the pieces and counts
+(section 2) and ship movement (Y-5.1 to Y-5.16, in domain.yavoch.movement). No ruleset is
+registered yet: battles, energy, turns and cards come next."""
 
 from domain.yavoch.field import (
     LINE_DIRECTIONS,
