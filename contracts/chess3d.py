@@ -1,6 +1,6 @@
 """3-D Chess events (ruling chess3d.md). Moves are stored in canonical notation (C3-1.7)."""
 
-from contracts.events import Event
+from contracts.events import DrawAccepted, DrawDeclined, DrawOffered, Event
 
 
 class MovePlayed(Event, tag="MovePlayed", frozen=True, kw_only=True):
@@ -9,26 +9,10 @@ class MovePlayed(Event, tag="MovePlayed", frozen=True, kw_only=True):
     check: bool = False
 
 
-class DrawOffered(Event, tag="DrawOffered", frozen=True, kw_only=True):
-    seat: int
-
-
-class DrawDeclined(Event, tag="DrawDeclined", frozen=True, kw_only=True):
-    seat: int
-
-
-class DrawAccepted(Event, tag="DrawAccepted", frozen=True, kw_only=True):
-    seat: int
-
-
 class MateDemanded(Event, tag="MateDemanded", frozen=True, kw_only=True):
     seat: int
 
 
-EVENTS: tuple[type[Event], ...] = (
-    MovePlayed,
-    DrawOffered,
-    DrawDeclined,
-    DrawAccepted,
-    MateDemanded,
-)
+# The draw events are the platform's (contracts.events), re-exported for readers of this module.
+EVENTS: tuple[type[Event], ...] = (MovePlayed, MateDemanded)
+__all__ = ["EVENTS", "DrawAccepted", "DrawDeclined", "DrawOffered", "MateDemanded", "MovePlayed"]

@@ -3,7 +3,7 @@
 The setup needs no event of its own: the platform's SetupRevealed carries the setup bytes.
 """
 
-from contracts.events import Event
+from contracts.events import DrawAccepted, DrawDeclined, DrawOffered, Event
 
 
 class MovePlayed(Event, tag="MovePlayed", frozen=True, kw_only=True):
@@ -15,16 +15,6 @@ class MovePlayed(Event, tag="MovePlayed", frozen=True, kw_only=True):
     check: bool = False
 
 
-class DrawOffered(Event, tag="DrawOffered", frozen=True, kw_only=True):
-    seat: int
-
-
-class DrawDeclined(Event, tag="DrawDeclined", frozen=True, kw_only=True):
-    seat: int
-
-
-class DrawAccepted(Event, tag="DrawAccepted", frozen=True, kw_only=True):
-    seat: int
-
-
-EVENTS: tuple[type[Event], ...] = (MovePlayed, DrawOffered, DrawDeclined, DrawAccepted)
+# The draw events are the platform's (contracts.events), re-exported for readers of this module.
+EVENTS: tuple[type[Event], ...] = (MovePlayed,)
+__all__ = ["EVENTS", "DrawAccepted", "DrawDeclined", "DrawOffered", "MovePlayed"]

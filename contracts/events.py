@@ -37,6 +37,20 @@ class Resigned(Event, tag="Resigned", frozen=True, kw_only=True):
     seat: int
 
 
+class DrawOffered(Event, tag="DrawOffered", frozen=True, kw_only=True):
+    """Draws by agreement (two-seat rulesets, domain.core.agreement)."""
+
+    seat: int
+
+
+class DrawDeclined(Event, tag="DrawDeclined", frozen=True, kw_only=True):
+    seat: int
+
+
+class DrawAccepted(Event, tag="DrawAccepted", frozen=True, kw_only=True):
+    seat: int
+
+
 class GameEnded(Event, tag="GameEnded", frozen=True, kw_only=True):
     # Result in the ruleset's notation ("1-0", "0-1", "1/2-1/2" for two-seat games).
     result: str
@@ -160,6 +174,9 @@ FAIR_PLAY_EVENTS: tuple[type[Event], ...] = (
 PLATFORM_EVENTS: tuple[type[Event], ...] = (
     GameCreated,
     Resigned,
+    DrawOffered,
+    DrawDeclined,
+    DrawAccepted,
     GameEnded,
     GameSealed,
     *FAIR_PLAY_EVENTS,

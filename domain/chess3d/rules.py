@@ -7,14 +7,12 @@ from typing import Any, Final, NamedTuple
 
 from contracts.chess3d import (
     EVENTS,
-    DrawAccepted,
     DrawDeclined,
-    DrawOffered,
     MateDemanded,
     MovePlayed,
 )
 from contracts.errors import ErrorCode
-from contracts.events import Event, GameCreated, GameEnded, Resigned
+from contracts.events import Event, GameCreated, GameEnded
 from domain.chess3d.geometry import (
     BISHOP,
     BISHOP_DIRS,
@@ -63,7 +61,7 @@ from domain.chess3d.position import (
     with_demand,
 )
 from domain.chess3d.variant import Config, parse_variant
-from domain.core import Decision, DrawResult, Outcome, Rejection, VariantError
+from domain.core import Decision, DrawResult, Outcome, Rejection, VariantError, agreement
 
 
 class Move(NamedTuple):
@@ -100,12 +98,7 @@ def _illegal(reason: str, clause: str) -> Rejection:
     return Rejection(ErrorCode.ILLEGAL_ACTION, reason, clause)
 
 
-def _win(seat: int, reason: str) -> Outcome:
-    return Outcome("1-0" if seat == 0 else "0-1", reason, (seat,))
-
-
-def _draw(reason: str) -> Outcome:
-    return Outcome("1/2-1/2", reason)
+_win, _draw = agreement.win, agreement.draw
 
 
 _SIDE: Final = ("White", "Black")
@@ -172,30 +165,9 @@ class Chess3D:
         return self._move(state, seat, action)
 
     def _command(self, state: State, seat: int, command: Command) -> Decision:
-        pos, other = state.pos, seat ^ 1
-        if command is Command.RESIGN:  # C3-7.8
-            return (
-                Resigned(seat=seat),
-                GameEnded(result=_win(other, "").result, reason="resignation", winners=[other]),
-            )
-        if command is Command.OFFER_DRAW:  # C3-7.7
-            if seat != pos.turn:
-                return Rejection(ErrorCode.NOT_YOUR_TURN, "offer a draw on your turn", "C3-7.7")
-            if state.offer == other:
-                return _illegal("your opponent's draw offer is pending: accept or decline it",
-                                "C3-7.7")  # fmt: skip
-            if state.offered >> seat & 1:
-                return _illegal("you may not offer a draw again before you have moved", "C3-7.7")
-            return (DrawOffered(seat=seat),)
-        if command in (Command.ACCEPT_DRAW, Command.DECLINE_DRAW):  # C3-7.7
-            if state.offer != other:
-                return _illegal("there is no draw offer from your opponent", "C3-7.7")
-            if command is Command.DECLINE_DRAW:
-                return (DrawDeclined(seat=seat),)
-            return (
-                DrawAccepted(seat=seat),
-                GameEnded(result="1/2-1/2", reason="agreement", winners=[]),
-            )
+        pos = state.pos
+        if command in agreement.VERBS:  # C3-7.7, C3-7.8
+            return agreement.decide(command, seat, pos.turn, state.offer, state.offered, "C3-7.7")
         # demand-mate (C3-7.6)
         mode = state.config.fifty_move_mode
         if mode != "demand":
@@ -246,18 +218,10 @@ class Chess3D:
                 state.offered & ~(1 << seat),
                 state.outcome,
             )
-        if isinstance(event, DrawOffered):
-            return state._replace(offer=event.seat, offered=state.offered | (1 << event.seat))
-        if isinstance(event, DrawDeclined):
-            return state._replace(offer=-1)
-        if isinstance(event, DrawAccepted):
-            return state._replace(offer=-1, outcome=_draw("agreement"))
         if isinstance(event, MateDemanded):
             return state._replace(pos=with_demand(state.pos))
-        if isinstance(event, Resigned):
-            return state._replace(outcome=_win(event.seat ^ 1, "resignation"))
-        if isinstance(event, GameEnded):
-            return state._replace(outcome=Outcome(event.result, event.reason, tuple(event.winners)))
+        if (changed := agreement.changes(state.offered, event)) is not None:
+            return state._replace(**changed)
         return state  # GameCreated, GameSealed and unknown events leave the state unchanged
 
     # Projections --------------------------------------------------------------------------

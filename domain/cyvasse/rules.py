@@ -7,17 +7,15 @@ from collections.abc import Callable, Sequence
 from enum import StrEnum
 from typing import Any, Final, NamedTuple
 
-from contracts.cyvasse import EVENTS, DrawAccepted, DrawDeclined, DrawOffered, MovePlayed
+from contracts.cyvasse import EVENTS, DrawDeclined, MovePlayed
 from contracts.errors import ErrorCode
 from contracts.events import (
     Event,
     GameCreated,
-    GameEnded,
-    Resigned,
     SetupRevealed,
     SetupsDiscarded,
 )
-from domain.core import Decision, DrawResult, Outcome, Rejection, VariantError
+from domain.core import Decision, DrawResult, Outcome, Rejection, VariantError, agreement
 from domain.cyvasse.board import (
     COLOURS,
     CROSSBOWMEN,
@@ -133,16 +131,7 @@ def _illegal(reason: str, clause: str) -> Rejection:
     return Rejection(ErrorCode.ILLEGAL_ACTION, reason, clause)
 
 
-def _win(seat: int, reason: str) -> Outcome:
-    return Outcome("1-0" if seat == 0 else "0-1", reason, (seat,))
-
-
-def _draw(reason: str) -> Outcome:
-    return Outcome("1/2-1/2", reason)
-
-
-def _ended(outcome: Outcome) -> GameEnded:
-    return GameEnded(result=outcome.result, reason=outcome.reason, winners=list(outcome.winners))
+_win, _draw, _ended = agreement.win, agreement.draw, agreement.ended
 
 
 class Cyvasse:
@@ -243,23 +232,8 @@ class Cyvasse:
         return self._move(state, seat, action)
 
     def _command(self, state: State, seat: int, command: Command) -> Decision:
-        other = seat ^ 1
-        if command is Command.RESIGN:  # CY-7.8
-            return (Resigned(seat=seat), _ended(_win(other, "resignation")))
-        if command is Command.OFFER_DRAW:  # CY-7.8
-            if seat != state.pos.turn:
-                return Rejection(ErrorCode.NOT_YOUR_TURN, "offer a draw on your turn", "CY-7.8")
-            if state.offer == other:
-                return _illegal("your opponent's draw offer stands: accept or decline it",
+        return agreement.decide(command, seat, state.pos.turn, state.offer, state.offered,
                                 "CY-7.8")  # fmt: skip
-            if state.offered >> seat & 1:
-                return _illegal("you may not offer a draw again before you have moved", "CY-7.8")
-            return (DrawOffered(seat=seat),)
-        if state.offer != other:  # accept / decline
-            return _illegal("there is no draw offer from your opponent", "CY-7.8")
-        if command is Command.DECLINE_DRAW:
-            return (DrawDeclined(seat=seat),)
-        return (DrawAccepted(seat=seat), _ended(_draw("agreement")))
 
     def _move(self, state: State, seat: int, move: Move) -> Decision:
         pos, cfg, geo = state.pos, state.config, state.geo
@@ -304,16 +278,8 @@ class Cyvasse:
             return _place(state, event)
         if isinstance(event, SetupsDiscarded):  # CY-3.5 replace: an empty board again
             return _unplaced(state.config, state.geo)
-        if isinstance(event, DrawOffered):
-            return state._replace(offer=event.seat, offered=state.offered | (1 << event.seat))
-        if isinstance(event, DrawDeclined):
-            return state._replace(offer=-1)
-        if isinstance(event, DrawAccepted):
-            return state._replace(offer=-1, outcome=_draw("agreement"))
-        if isinstance(event, Resigned):
-            return state._replace(outcome=_win(event.seat ^ 1, "resignation"))
-        if isinstance(event, GameEnded):
-            return state._replace(outcome=Outcome(event.result, event.reason, tuple(event.winners)))
+        if (changed := agreement.changes(state.offered, event)) is not None:
+            return state._replace(**changed)
         return state  # GameCreated, GameSealed and unknown events leave the state unchanged
 
     # Projections --------------------------------------------------------------------------
