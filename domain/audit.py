@@ -10,8 +10,8 @@ log order, stopping at the first discrepancy:
 - every client seed reveal against its commitment; the mix from the seeds in seat order;
 - every `RandomDrawn` and `DeckShuffled` recomputed from (server seed, game id, mix, nonce, n),
   their nonces together 0, 1, 2 ... (section 2);
-- every `CardDealt`: salt and commitment, and, when the ruleset has `canonical_deck(purpose)`,
-  the card at that position of the latest shuffle; every `CardRevealed` against its deal;
+- every `CardDealt`: salt and commitment, and, when the ruleset has `card_at(state, position)`,
+  the card the recorded shuffles put there; every `CardRevealed` against its deal;
 - every `SetupRevealed` against its `SetupCommitted` (section 3): a reveal that does not match
   must be rejected and the game lost by it;
 - `GameSealed` records the (version, hash) of the event before it; nothing but the seed reveal
@@ -461,24 +461,16 @@ class _Auditor:
             raise _Discrepancy(
                 f"the commitment of position {p} does not open to card {event.card!r} with its salt"
             )
-        canonical = getattr(self.ruleset, "canonical_deck", None)
-        if canonical is not None:
-            shuffle = self.shuffle
-            if shuffle is None:
-                raise _Discrepancy(f"card dealt at position {p} before any shuffle")
-            deck = [str(c) for c in canonical(shuffle.purpose)]
-            if len(deck) != shuffle.n:
-                raise _Discrepancy(
-                    f"the shuffle at version {shuffle.version} has {shuffle.n} cards, the "
-                    f"canonical {shuffle.purpose!r} deck {len(deck)}"
-                )
-            if not 0 <= p < shuffle.n:
-                raise _Discrepancy(f"position {p} is outside the deck of {shuffle.n}")
-            expected = deck[shuffle.order[p]]
+        card_at = getattr(self.ruleset, "card_at", None)
+        if card_at is not None:
+            assert self.table is not None
+            expected = card_at(self.table.game, p)
+            if expected is None:
+                raise _Discrepancy(f"no card can be dealt at position {p} here")
             if event.card != expected:
                 raise _Discrepancy(
-                    f"position {p} of the shuffle at version {shuffle.version} holds "
-                    f"{expected!r}, but {event.card!r} was dealt"
+                    f"the shuffled deck puts {expected!r} at position {p}, but "
+                    f"{event.card!r} was dealt"
                 )
             self.canonical_checked += 1
         self.dealt[p] = event

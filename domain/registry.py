@@ -10,8 +10,13 @@ from contracts.events import PLATFORM_EVENTS, Event
 from domain.chess3d import CHESS3D
 from domain.core import Ruleset, VariantError
 from domain.cyvasse import CYVASSE
+from domain.yavoch.rules import YAVOCH
 
-RULESETS: dict[str, Ruleset[Any, Any]] = {CHESS3D.name: CHESS3D, CYVASSE.name: CYVASSE}
+RULESETS: dict[str, Ruleset[Any, Any]] = {
+    CHESS3D.name: CHESS3D,
+    CYVASSE.name: CYVASSE,
+    YAVOCH.name: YAVOCH,
+}
 
 
 def find_ruleset(name: str) -> Ruleset[Any, Any]:

@@ -6,7 +6,9 @@ game. Around it the table runs, as pure data (../shared/design/fair-play-protoco
   client seed, then reveals it; no game action before the mix is known;
 - draws (section 2): a ruleset asks for outcomes (`NeedDraws`), the table numbers them with the
   game's next nonces, and records each outcome as an event before the ruleset's own events, so
-  replay never needs the randomness service;
+  replay never needs the randomness service. A ruleset whose events depend on where in the
+  action a draw fell (Yavoch reshuffles cards discarded earlier in the same action) records
+  the draw events itself, in place; the table then checks them against the outcomes;
 - the hidden simultaneous setup (section 3): commitments, then reveals checked against them and
   against the ruleset's placement rules; an illegal reveal loses the game;
 - visibility: who may see what of each event; after the game everything is public.
@@ -256,17 +258,26 @@ def decide(
         return action
     decision = rs.decide(table.game, seat, action, draws)
     if isinstance(decision, NeedDraws):
-        return _number(table, decision)
+        return _number(table, decision, draws)
     if isinstance(decision, Rejection) or not draws:
         return decision
-    return (*_draw_events(table, draws), *decision)
+    recorded = _draw_events(table, draws)
+    own = [e for e in decision if isinstance(e, RandomDrawn | DeckShuffled)]
+    if not own:
+        return (*recorded, *decision)
+    if own != recorded:  # a ruleset that places its draws records each one, as drawn
+        raise ValueError(f"{rs.name} recorded its draws differently from the outcomes given")
+    return decision
 
 
-def _number(table: Table, need: NeedDraws) -> NeedDraws:
-    """Give each nonce-consuming request the game's next nonce, in order."""
+def _number(table: Table, need: NeedDraws, given: Sequence[DrawResult]) -> NeedDraws:
+    """Give each nonce-consuming request the game's next nonce, in order. A ruleset may ask
+    again once it has seen some outcomes (a reshuffle until a card shows, a die whose range
+    depends on an earlier roll): the caller then passes every draw so far, and the new
+    requests take the nonces after them."""
     if table.fair is None or not table.fair.ready:
         raise ValueError(f"{table.ruleset.name} drew at random in a game without seeds")
-    nonce = table.fair.next_nonce
+    nonce = table.fair.next_nonce + sum(d.kind in NONCED for d in given)
     numbered = []
     for request in need.requests:
         if request.kind in NONCED:

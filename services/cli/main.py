@@ -78,6 +78,9 @@ def demo(
     ruleset: Annotated[str, typer.Option(help="Ruleset name.")] = "chess3d",
     variant: Annotated[str, typer.Option(help="Variant string.")] = "",
     seed: Annotated[int, typer.Option(help="Seed of the bots' choices.")] = 0,
+    audit_all: Annotated[
+        bool, typer.Option("--audit", help="Then audit every game played (exit 1 if one fails).")
+    ] = False,
 ) -> None:
     """Bots play N games through matchmaking and the rules service."""
     import uvloop
@@ -85,9 +88,22 @@ def demo(
     from services.cli.demo import run_demo
 
     s = settings()
-    uvloop.run(
+    results = uvloop.run(
         run_demo(s.nats_url, s.redis_url, games, ruleset, variant, err, show=games <= 5, seed=seed)
     )
+    if audit_all:
+        ids = sorted({r.game_id for r in results})
+        failed = [r for r in with_store(lambda st: audit_games(st, ids)) if not r.ok]
+        for report in failed:
+            print_report(report, "Redis")
+        colour = "red" if failed else "green"
+        err.print(f"[{colour}]audit: {len(ids) - len(failed)} of {len(ids)} games pass[/]")
+        if failed:
+            raise typer.Exit(1)
+
+
+async def audit_games(store: EventStore, game_ids: list[str]) -> list[AuditReport]:
+    return [audit(await store.read_all(game_id)) for game_id in game_ids]
 
 
 @app.command()

@@ -31,7 +31,11 @@ RETRIES = 8
 
 def greedy_policy(rs: Ruleset[Any, Any], state: Any, seat: int, rng: random.Random) -> Any:
     """Demand the fifty-move count once (so games end), prefer captures, else any move; None
-    when there is no move (the game's end is then in the events still to come)."""
+    when there is no move (the game's end is then in the events still to come). A ruleset
+    with its own `bot_action(state, seat, choose)` (Yavoch: setup and turns) is asked that."""
+    own = getattr(rs, "bot_action", None)
+    if own is not None:
+        return own(state, seat, rng.randrange)
     actions = [(a, rs.format_action(state, a)) for a in rs.legal_actions(state, seat)]
     moves = [(a, t) for a, t in actions if t not in NON_MOVES and t != "demand-mate"]
     if not moves:
@@ -88,16 +92,18 @@ async def play_seat(client: Client, game_id: str, seat: int, token: str, *,
     me = Seat(game_id, seat, rng)
     table: tables.Table | None = None
     moves = 0
-    async for stored in client.watch(game_id, seat=seat, token=token):
-        if table is None:
-            first = created(stored)
-            rs = find_ruleset(first.ruleset)
-            dec = event_decoder(rs.name)
-            table = tables.open_table(rs, game_id, first)
-        else:
-            table = tables.evolve(table, dec.decode(stored.body))
-        if on_event:
-            on_event()
+    async for batch in client.watch_batches(game_id, seat=seat, token=token):
+        for stored in batch:  # act once per run of events at hand, not once per event
+            if table is None:
+                first = created(stored)
+                rs = find_ruleset(first.ruleset)
+                dec = event_decoder(rs.name)
+                table = tables.open_table(rs, game_id, first)
+            else:
+                table = tables.evolve(table, dec.decode(stored.body))
+            if on_event:
+                on_event()
+        assert table is not None
         outcome = tables.outcome(table)
         if outcome is not None:
             if table.sealed:

@@ -170,6 +170,14 @@ class Client:
         (a lost notice) is filled from the log. For a seat, an event redacted for the public is
         held back until the seat's sealed copy arrives on its own subject.
         """
+        async for batch in self.watch_batches(game_id, after, seat, token):
+            for e in batch:
+                yield e
+
+    async def watch_batches(self, game_id: str, after: int = 0, seat: int | None = None,
+                            token: str = "") -> AsyncIterator[list[StoredEvent]]:  # fmt: skip
+        """`watch`, in runs: each list holds the consecutive events at hand, so a reader that
+        acts on the game (a bot) acts once per run rather than on every event of an append."""
         queue: asyncio.Queue[StoredEvent] = asyncio.Queue()
 
         async def on_public(msg: Msg) -> None:
@@ -196,10 +204,16 @@ class Client:
             for e in await self.read(game_id, after, seat, token):
                 take(e)
             while True:
+                while not queue.empty():  # everything already delivered joins this run
+                    take(queue.get_nowait())
+                run = []
                 while (ready := known.get(last + 1)) is not None and complete(ready):
                     del known[last + 1]
                     last += 1
-                    yield ready
+                    run.append(ready)
+                if run:
+                    yield run
+                    continue
                 item = await queue.get()
                 take(item)
                 if item.version > last + 1 and last + 1 not in known:

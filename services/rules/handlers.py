@@ -258,8 +258,9 @@ class Rules:
             if decision is None:
                 idle_ms = int(time.time() * 1000) - game.last_ms
                 decision = tables.decide(game.table, req.seat, req.action, idle_ms=idle_ms)
-                while isinstance(decision, NeedDraws):
-                    draws = await self.draws(req.game_id, game.table, decision.requests)
+                draws: list[DrawResult] = []
+                while isinstance(decision, NeedDraws):  # every round gets every draw so far
+                    draws += await self.draws(req.game_id, game.table, decision.requests)
                     decision = tables.decide(game.table, req.seat, req.action, draws, idle_ms)
             if isinstance(decision, Rejection):
                 # Before refusing, make sure the refusal is not an artefact of a stale cache or

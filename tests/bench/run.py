@@ -255,11 +255,14 @@ async def bench(games: int, plies: int, rounds: int, open_games: int, workdir: P
 
     from tests.bench.adjudication import main as adjudication
     from tests.bench.cyvasse import main as cyvasse
+    from tests.bench.yavoch import main as yavoch
 
     print("\n3-D Chess adjudication (decide + evolve + end-of-game checks), in process:")
     adjudication([])
     print("\nCyvasse adjudication, in process:")
     cyvasse()
+    print("\nYavoch adjudication, in process:")
+    yavoch()
 
 
 def main() -> None:

@@ -55,11 +55,12 @@ class Step(Event, tag="AuditStep", frozen=True, kw_only=True):
 @dataclass(frozen=True)
 class State:
     ended: Outcome | None = None
+    order: tuple[int, ...] = ()  # the latest shuffle
 
 
 class AuditDice:
     """Just enough of a ruleset for the table: it ends on GameEnded, checks setups (three
-    numbers) and has a canonical deck c0..c9."""
+    numbers) and deals from a shuffled deck c0..c9."""
 
     name = "auditdice"
     events = (Step,)
@@ -69,7 +70,9 @@ class AuditDice:
 
     def evolve(self, state: State, event: Event) -> State:
         if isinstance(event, GameEnded):
-            return State(Outcome(event.result, event.reason, tuple(event.winners)))
+            return State(Outcome(event.result, event.reason, tuple(event.winners)), state.order)
+        if isinstance(event, DeckShuffled):
+            return State(state.ended, tuple(event.order))
         return state
 
     def outcome(self, state: State) -> Outcome | None:
@@ -90,8 +93,10 @@ class AuditDice:
     def forfeit(self, state: State, seat: int, reason: str) -> tuple[Event, ...]:
         return (GameEnded(result="0-1" if seat == 0 else "1-0", reason=reason, winners=[1 - seat]),)
 
-    def canonical_deck(self, purpose: str) -> list[str]:
-        return [f"c{i}" for i in range(DECK)]
+    def card_at(self, state: State, position: int) -> str | None:
+        if not 0 <= position < len(state.order):
+            return None
+        return f"c{state.order[position]}"
 
 
 @pytest.fixture(autouse=True)

@@ -111,12 +111,14 @@ def test_race_create() -> None:
     assert bad_position.value.code is ErrorCode.BAD_POSITION
 
 
-def test_race_canonical_deck_and_values() -> None:
-    """The canonical deck is c1..c10, card cN worth N mod 5 + 1."""
-    assert RACE.canonical_deck("deck") == [f"c{i}" for i in range(1, 11)] == list(DECK)
+def test_race_deck_and_values() -> None:
+    """The canonical deck is c1..c10, card cN worth N mod 5 + 1, dealt in the shuffle's order."""
+    assert list(DECK) == [f"c{i}" for i in range(1, 11)]
     assert [card_value(c) for c in DECK] == [2, 3, 4, 5, 1, 2, 3, 4, 5, 1]
-    with pytest.raises(ValueError, match="no deck"):
-        RACE.canonical_deck("hand")
+    state = RaceState("g", order=(3, 0, 1, 2, 4, 5, 6, 7, 8, 9))
+    assert RACE.card_at(state, 0) == "c4"
+    assert RACE.card_at(state, 10) is None
+    assert RACE.card_at(RaceState("g"), 0) is None  # nothing before the shuffle
 
 
 @pytest.mark.parametrize(

@@ -88,11 +88,11 @@ class LocalGame:
         """Decide `text` for `seat`, answering any NeedDraws as the randomness service would,
         and append the events; returns them, or the rejection (nothing appended)."""
         decision: Decision = tables.decide(self.table, seat, text)
-        if isinstance(decision, NeedDraws):
+        draws: list[DrawResult] = []
+        while isinstance(decision, NeedDraws):
             assert self.table.fair is not None
-            draws = fulfil(decision.requests, self.server_seed, self.game_id, self.table.fair.mix)
+            draws += fulfil(decision.requests, self.server_seed, self.game_id, self.table.fair.mix)
             decision = tables.decide(self.table, seat, text, draws)
-            assert not isinstance(decision, NeedDraws), "the draws supplied were not enough"
         if isinstance(decision, Rejection):
             return decision
         self.apply(decision)

@@ -144,11 +144,11 @@ class Race:
     def to_act(self, state: RaceState) -> frozenset[int]:
         return frozenset() if state.outcome else frozenset((state.turn,))
 
-    def canonical_deck(self, purpose: str) -> list[str]:
-        """The card ids in canonical order for a shuffle's `purpose` (only "deck")."""
-        if purpose != "deck":
-            raise ValueError(f"race shuffles no deck for {purpose!r}")
-        return list(DECK)
+    def card_at(self, state: RaceState, position: int) -> str | None:
+        """The card the deck's shuffle put at `position` (None before the shuffle)."""
+        if not 0 <= position < len(state.order):
+            return None
+        return DECK[state.order[position]]
 
     # Hidden setup -------------------------------------------------------------------------
 
