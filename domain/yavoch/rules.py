@@ -134,6 +134,9 @@ class State:
     cards: Cards = Cards()  # noqa: RUF009
     rolls: tuple[int, ...] = ()  # die outcomes recorded and not yet used by an action
     casualties: frozenset[int] = frozenset()  # owners whose Command ship the last action destroyed
+    # [FULL] what an impact event's rolls oblige the next events to be (Engineering Failure's
+    # discards, Enemy Defector's picks): replay checks them, so a log cannot disagree with its dice
+    expected: tuple[Event, ...] = ()
     offer: int = -1
     offered: int = 0
     outcome: Outcome | None = None
@@ -894,11 +897,17 @@ class Yavoch:
             return self._played(state, event)
         if isinstance(event, RandomDrawn):
             return replace(state, rolls=(*state.rolls, event.value))
+        if isinstance(event, Discarded | CardTaken) and state.expected:
+            if event != state.expected[0]:
+                raise ValueError(f"{event} where the impact's rolls give {state.expected[0]}")
+            state = replace(state, expected=state.expected[1:])
         if isinstance(event, CardDealt | CardRevealed | DeckShuffled | Discarded | CardTaken):
             return _cards_evolve(state, event)
         if isinstance(event, ImpactResolved):
             return _impact_evolve(state, event)
         if isinstance(event, TurnBegan):
+            if state.expected:
+                raise ValueError(f"missing before the next turn: {state.expected[0]}")
             offered = state.offered & ~(1 << state.mover) if state.number else state.offered
             return replace(state, mover=event.seat, number=event.turn, turn=Turn(), offered=offered)
         if isinstance(event, FleetPlaced):
@@ -921,8 +930,10 @@ class Yavoch:
             isinstance(record, Armed) and isinstance(record.record, Response)
         ):
             return self._answered(state, record)
-        if isinstance(record, Attack) and record.result and record.result.roll is not None:
-            state = _use_roll(state, record.result.roll)
+        if isinstance(record, Attack) and record.result:
+            _check_result(state, record)
+            if record.result.roll is not None:
+                state = _use_roll(state, record.result.roll)
         if isinstance(record, Shot):  # Y-5.61: spent when declared, whatever the result
             state = replace(state, board=fx.spend(state.board, record.origin))
         if event.window:
@@ -1541,8 +1552,10 @@ def _impact_evolve(state: State, event: ImpactResolved) -> State:
     cfg, board = state.cfg, state.board
     for roll in event.rolls:
         state = _use_roll(state, roll)
-    cards = replace(state.cards, discard=(*state.cards.discard, event.card))  # Y-R40
     code = event.card[2:]
+    if code in ("EF", "ED"):
+        state = replace(state, expected=_obliged(state, code, event.rolls))
+    cards = replace(state.cards, discard=(*state.cards.discard, event.card))  # Y-R40
     effect = Effect(board)
     if code == "CA":
         effect = Effect(fx.core_anomaly(cfg, board))
@@ -1553,6 +1566,49 @@ def _impact_evolve(state: State, event: ImpactResolved) -> State:
     elif code == "UAI":
         effect = fx.asteroid_impact(cfg, board, event.rolls[0])
     return replace(state, cards=cards, board=effect.board, casualties=effect.lost_command)
+
+
+def _obliged(state: State, code: str, rolls: Sequence[int]) -> tuple[Event, ...]:
+    """The discards (Engineering Failure, Y-6.21) or picks (Enemy Defector, Y-6.22) the rolls
+    give, from the hands before the event; () where this state does not know the faces."""
+    mover, hands = state.mover, state.cards.hands
+    if code == "EF":
+        return tuple(Discarded(seat=seat, positions=[h.position for h in hands[seat]],
+                               reason="engineering_failure")
+                     for seat, roll in zip((mover, mover ^ 1), rolls, strict=True)
+                     if roll % 2 and hands[seat])  # fmt: skip
+    if not all(h.card for hand in hands for h in hand):
+        return ()
+    left = list(rolls)
+    picks: list[Event] = []
+    for taker in (mover, mover ^ 1):
+        source = sorted(hands[taker ^ 1], key=lambda h: canonical_key(state.cfg, h))
+        if source:
+            index = left.pop(0) if len(source) > 1 else 0
+            picks.append(
+                CardTaken(seat=taker, from_seat=taker ^ 1, position=source[index].position)
+            )
+    return tuple(picks)
+
+
+def _check_result(state: State, record: Attack) -> None:
+    """A stored battle result must be the rules' for its roll (Y-5.22, Y-5.8): a log whose text
+    says otherwise does not replay."""
+    assert record.result is not None
+    cfg, board = state.cfg, state.board
+    attacker, defender = board.ships.get(record.origin), board.ships.get(record.destination)
+    found = landing(board.occupancy, record.origin, record.destination)
+    if attacker is None or defender is None or found is None:
+        raise ValueError(f"{format_action(record)}: no such battle here")
+    roll = record.result.roll
+    if found[0] is Landing.GATE_CLASH:
+        rolled, won = True, roll is not None and roll >= cfg.command_ship_defence
+    else:
+        rolled = fx.needs_roll(cfg, attacker, defender)
+        won = roll is not None and fx.attacker_wins(cfg, attacker, defender, roll)
+        won = won or not rolled
+    if rolled != (roll is not None) or won != record.result.won:
+        raise ValueError(f"{format_action(record)}: the rules give another result")
 
 
 # -- the position record ----------------------------------------------------------------------

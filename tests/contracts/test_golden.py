@@ -14,6 +14,7 @@ import pytest
 from contracts.envelope import StoredEvent
 from contracts.schemas import REPLIES, REQUESTS, all_schemas
 from domain import fairplay
+from domain.audit import audit
 from domain.core import fold
 from services.runtime.codec import decode_log
 
@@ -66,3 +67,15 @@ def test_schema_covers_every_message_and_docs_are_current() -> None:
         assert committed == msgspec.json.format(msgspec.json.encode(doc)), (
             f"docs/schemas/{name}.json is stale: run `make schema`"
         )
+
+
+@pytest.mark.parametrize("path", [p for p in GOLDEN if p.stem.startswith("yavoch")],
+                         ids=lambda p: p.stem)  # fmt: skip
+def test_golden_yavoch_games_pass_the_audit(path: Path) -> None:
+    """Y-6.1: a recorded game of each ruleset, every die of fate and (full) every card
+    recomputed from the revealed seed, offline."""
+    report = audit(load(path))
+    assert report.ok, report.failure
+    assert report.status == "ended"
+    names = {c.name for c in report.checks}
+    assert "dice" in names or "shuffles" in names
