@@ -159,14 +159,15 @@ class Rules:
         """Keep a cached game current with what other replicas commit (their notifications).
 
         Only the next version of a game at rest is applied; anything else is left to the
-        expected-version check, which catches up from the log. A redacted notice cannot be
-        applied (it lacks what the table needs): the game is dropped and reloaded when next used.
+        expected-version check, which catches up from the log. So is a redacted notice (it
+        lacks what the table needs): the game stays at its version and reads just the events it
+        missed when next used, rather than being dropped and folded again from the start (in a
+        game with private cards every turn has one).
         """
         game = self.cache.get(stored.game_id)
         if game is None or game.lock.locked() or stored.version != game.version + 1:
             return
         if stored.redacted:
-            del self.cache[stored.game_id]
             return
         event = event_decoder(game.table.ruleset.name).decode(stored.body)
         game.table = tables.evolve(game.table, event)
