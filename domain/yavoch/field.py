@@ -8,6 +8,7 @@ by one long-vector step, so the position straight above `(L, x, y)` is `(L+1, x-
 and per coordinate line) are checked by the tests, not written here.
 """
 
+import functools
 from collections import defaultdict
 from enum import Enum
 from typing import Final, Literal, NamedTuple
@@ -74,14 +75,17 @@ def level_positions(level: int) -> tuple[Position, ...]:
     return tuple(p for p in POSITIONS if p.level == level)
 
 
+@functools.cache
 def step(p: Position, d: Direction) -> Position | None:
     """Y-1.3: `p + d`, or None when that is off the field."""
     level, x, y = p.level + d.dlevel, p.x + d.dx, p.y + d.dy
     return Position(level, x, y) if on_field(level, x, y) else None
 
 
+@functools.cache
 def line(p: Position, d: Direction) -> tuple[Position, ...]:
-    """Y-1.8: `p+d, p+2d, ...` while on the field (`p` itself excluded)."""
+    """Y-1.8: `p+d, p+2d, ...` while on the field (`p` itself excluded). Cached: the field is
+    fixed, and the rules walk lines all the time (slides, sight, shots)."""
     out: list[Position] = []
     q = step(p, d)
     while q is not None:
@@ -148,6 +152,7 @@ def is_adjacent(p: Position, q: Position) -> bool:
     return p.level == q.level and p != q and max(abs(p.x - q.x), abs(p.y - q.y)) == 1
 
 
+@functools.cache
 def adjacent_positions(p: Position) -> tuple[Position, ...]:
     """Y-1.7: the (at most 8) adjacent positions, in IN_LEVEL_DIRECTIONS order."""
     return tuple(q for d in IN_LEVEL_DIRECTIONS if (q := step(p, d)) is not None)

@@ -8,6 +8,7 @@ arrive as draws (`NeedDraws`, one at a time, in the order they occur in play: Y-
 recorded (`RandomDrawn`, `DeckShuffled`) where they fall in the action.
 """
 
+import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Final
@@ -223,8 +224,10 @@ def _placement_text(pieces: Sequence[tuple[Kind, Position]]) -> str:
     return " ".join(f"{k.value}{format_position(p)}" for _, (k, p) in ranked)
 
 
+@functools.lru_cache(maxsize=4096)
 def parse(text: str) -> YAction | Rejection:
-    """An action as a player writes it (docs/rules/yavoch.md, "Actions")."""
+    """An action as a player writes it (docs/rules/yavoch.md, "Actions"). Cached: replay reads
+    every stored action again, and the records are immutable."""
     text = text.strip()
     word, _, rest = text.partition(" ")
     if word in agreement.VERBS and not rest:
