@@ -1410,6 +1410,8 @@ def _weapon_check(state: State, seat: int, use: WeaponUse) -> Rejection | Positi
             d_text, _, given = args.partition("=")
             destination = parse_position(d_text)
             ship = board.ships[use.user]
+            if ship.kind is Kind.TRYCH:  # even with a larger `capacity.trych`
+                return _no("a Trych cannot clone itself", "Y-R52")
             if not given.isdigit() or not 1 <= int(given) <= ship.energy - 1:
                 return _no(f"the clone gets 1 to {ship.energy - 1} units (=k)", "Y-5.84")
             if destination not in _clone_destinations(state, use.user):
@@ -1458,6 +1460,8 @@ def _weapon_args(state: State, seat: int, code: str, user: Position) -> list[str
             f"{f(q)}={k.value}" for q in targets for k in EVOLVABLE if k is not board.ships[q].kind
         ]
     if code == "CL":
+        if board.ships[user].kind is Kind.TRYCH:
+            return []
         energy = board.ships[user].energy
         return [f"{f(q)}={k}" for q in _clone_destinations(state, user) for k in range(1, energy)]
     return [f(p) for p in POSITIONS if not board.is_occupied(p)]  # HD

@@ -130,3 +130,26 @@ def test_perft_prints_the_leaf_count(tmp_path: Path) -> None:
     bad = tabula(tmp_path, "perft", "chess3d", "--position", "nonsense")
     assert bad.returncode == 2
     assert "ruleset/bad-position" in bad.stderr
+    dice = tabula(tmp_path, "perft", "yavoch")
+    assert dice.returncode == 2
+    assert "yavoch has no perft" in dice.stderr
+
+
+def test_demo_yavoch_audits_every_game_and_replay_draws_the_levels(tmp_path: Path) -> None:
+    """`tabula demo --ruleset yavoch --audit`: bots play, then every game passes the audit;
+    `tabula replay` draws the five levels side by side."""
+    home = tmp_path / "home"
+    up = start_up(home)
+    try:
+        read_until(up, "Serving")
+        demo = tabula(home, "demo", "--ruleset", "yavoch", "--variant", "full+turn_limit=30",
+                      "--games", "2", "--audit")  # fmt: skip
+        assert demo.returncode == 0, demo.stderr
+        assert "audit: 2 of 2 games pass" in demo.stderr
+        game = re.search(r"Game (g-[0-9a-f]+)", demo.stderr)
+        assert game, demo.stderr
+        replay = tabula(home, "replay", game.group(1))
+        assert replay.returncode == 0, replay.stderr
+        assert re.search(r"level 1 +level 2 +level 3 +level 4 +level 5", replay.stdout)
+    finally:
+        stop(up)

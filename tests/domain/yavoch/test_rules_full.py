@@ -730,3 +730,11 @@ def test_deflected_tractor_beam_moves_nothing_and_ends_the_turn():
     assert ship(s, "144") is None
     assert s.cards.discard == (*TB_S, *DF_S)
     assert s.mover == 1
+
+
+def test_a_trych_never_clones_even_with_room_for_two_units():
+    # Y-R52: "a Trych cannot clone", even when `capacity.trych` lets it carry 2
+    pos = "1C111:3 1T121:2 2C555:1 2T554 / 1"
+    s = armed(pos, ["C-AMI-T", "C-MET-T", "C-BET-X"], variant="full+capacity.trych=2")
+    assert refused(s, 0, "W:CL:T121:122=1").clause == "Y-R52"
+    assert not [a for a in YAVOCH.legal_actions(s, 0) if "W:CL" in YAVOCH.format_action(s, a)]
