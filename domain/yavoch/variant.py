@@ -74,7 +74,8 @@ class Config:
                 continue
             if isinstance(value, bool):
                 value = "true" if value else "false"
-            params.append(f"{f.name.replace('deck_', 'deck.')}={value}")
+            key = next((k for k, (name, _) in _INTS.items() if name == f.name), f.name)
+            params.append(f"{key}={value}")
         for kind, n in _fleet_items(self.fleet):
             if n != dict(_fleet_items(default.fleet))[kind]:
                 params.append(f"fleet.{kind}={n}")

@@ -12,7 +12,7 @@ from contracts.yavoch import FleetPlaced
 from domain.yavoch.board import Ship, attacker_wins
 from domain.yavoch.notation import Kind, parse_position
 from domain.yavoch.rules import YAVOCH, Armed, ChooseLevels, Discard, PlaceFleet, parse
-from domain.yavoch.variant import Config
+from domain.yavoch.variant import Config, parse_variant
 from tests.domain.yavoch.helpers import act, game, with_hands
 
 
@@ -148,3 +148,16 @@ def test_a_ship_goes_with_its_gate_when_an_event_destroys_the_gate() -> None:
     s, _events = act(s, 0, "END", rolls=[1])  # roll 1: coordinate line 1 of level 3
     assert parse_position("331") not in s.board.ships
     assert parse_position("331") not in s.board.gates
+
+
+def test_every_parameter_round_trips_through_the_canonical_variant() -> None:
+    # Y-0.4: each parameter, set away from its default, survives `variant` -> `parse_variant`
+    text = ("full+capacity.trych=2+capacity.ship=6+start_energy=2+command_ship_defence=6"
+            "+turn_limit=9+hand_limit=4+deck.copies=2+quadrants=4321"
+            "+core_definition=physical_lines+neornith_intermediate_on_field=false"
+            "+defence_window_always=false+fleet.trych=8+deck.impacts=EF/CD"
+            "+recipe.TB=AMI/DEC/MET")  # fmt: skip
+    cfg = parse_variant(text)
+    assert parse_variant(cfg.variant) == cfg
+    assert sorted(cfg.variant.split("+")[1:]) == sorted(text.split("+")[1:])
+    assert cfg != Config(ruleset="full")
