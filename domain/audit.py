@@ -116,14 +116,6 @@ def _short(text: str, limit: int = 16) -> str:
     return text if len(text) <= limit else text[:limit] + "…"
 
 
-@dataclass(slots=True)
-class _Shuffle:
-    version: int
-    purpose: str
-    n: int
-    order: list[int]
-
-
 class _Auditor:
     """The walk over one log. Each `_on_*` method checks one event before it is folded."""
 
@@ -149,7 +141,6 @@ class _Auditor:
         self.dice_pending = 0
         self.shuffles_checked = 0
         self.shuffles_pending = 0
-        self.shuffle: _Shuffle | None = None
         # cards
         self.dealt: dict[int, CardDealt] = {}
         self.cards = 0
@@ -444,7 +435,6 @@ class _Auditor:
             self.shuffles_checked += 1
         else:
             self.shuffles_pending += 1
-        self.shuffle = _Shuffle(s.version, event.purpose, event.n, list(event.order))
 
     def _on_card_dealt(self, s: StoredEvent, event: CardDealt) -> None:
         self._seat(event.seat)
