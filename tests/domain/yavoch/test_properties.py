@@ -121,6 +121,13 @@ def test_no_seat_ever_holds_the_other_hand_or_the_seed(games: list[LocalGame]) -
                     known.add(e.position)
                 other = table.game.cards.hands[seat ^ 1]
                 assert all(h.card == "" for h in other if h.position not in known), e
+            # what the seat folded of the public game is the game (Y-7.2): field, turn, window
+            served = tables.fold(YAVOCH, game.game_id, game.log[:end]).game
+            mine = table.game
+            assert (mine.board, mine.mover, mine.turn, mine.window) == (
+                served.board, served.mover, served.turn, served.window)  # fmt: skip
+            assert [len(h) for h in mine.cards.hands] == [len(h) for h in served.cards.hands]
+            assert len(mine.cards.discard) == len(served.cards.discard)
 
 
 def test_a_seats_view_shows_its_own_faces_and_only_positions_of_the_other() -> None:
