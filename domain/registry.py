@@ -10,7 +10,7 @@ from contracts.events import PLATFORM_EVENTS, Event
 from domain.chess3d import CHESS3D
 from domain.core import Ruleset, VariantError
 from domain.cyvasse import CYVASSE
-from domain.yavoch.rules import YAVOCH
+from domain.yavoch import YAVOCH
 
 RULESETS: dict[str, Ruleset[Any, Any]] = {
     CHESS3D.name: CHESS3D,

@@ -1,7 +1,8 @@
-"""Yavoch per /work/shared/rulings/yavoch.md (rulings v1), built so far: the field (Y-1.1 to
-Y-1.11), the position, piece and action notation (Y-1.12 to Y-1.14), the pieces and counts
-(section 2) and ship movement (Y-5.1 to Y-5.16, in domain.yavoch.movement). No ruleset is
-registered yet: battles, energy, turns and cards come next."""
+"""Yavoch per /work/shared/rulings/yavoch.md (rulings v1): Captain Decker's (`decker`) and the
+Full Yavoch (`full`) as one ruleset, `YAVOCH` (rules.py). The field (field.py), notation
+(notation.py), pieces and counts (pieces.py), movement (movement.py), the effects of actions and
+events on the field (board.py), cards (cards.py), variants (variant.py) and the text picture
+(render.py) are its parts."""
 
 from domain.yavoch.field import (
     LINE_DIRECTIONS,
@@ -20,17 +21,20 @@ from domain.yavoch.notation import (
     parse_action,
     parse_position,
 )
+from domain.yavoch.rules import YAVOCH, Yavoch
 
 __all__ = [
     "LINE_DIRECTIONS",
     "PERPENDICULAR_COLUMNS",
     "POSITIONS",
     "SLANT_COLUMNS",
+    "YAVOCH",
     "Action",
     "Direction",
     "Piece",
     "Position",
     "Quadrant",
+    "Yavoch",
     "format_action",
     "format_position",
     "parse_action",

@@ -52,9 +52,15 @@ from domain.yavoch.field import (
     Position,
     adjacent_positions,
     is_adjacent,
-    step,
 )
-from domain.yavoch.movement import Landing, gate_destinations, landing, reachable, ship_moves
+from domain.yavoch.movement import (
+    Landing,
+    gate_destinations,
+    landing,
+    one_steps,
+    reachable,
+    ship_moves,
+)
 from domain.yavoch.notation import (
     Action,
     Attack,
@@ -75,6 +81,7 @@ from domain.yavoch.notation import (
     parse_position,
 )
 from domain.yavoch.pieces import Gate, needs_energy_to_move
+from domain.yavoch.render import render
 from domain.yavoch.variant import Config, parse_variant
 
 _ILLEGAL, _TURN = ErrorCode.ILLEGAL_ACTION, ErrorCode.NOT_YOUR_TURN
@@ -1178,8 +1185,6 @@ class Yavoch:
         return format_record(state)
 
     def render(self, state: State) -> str:
-        from domain.yavoch.render import render
-
         return render(state)
 
     def view(self, state: State, seat: int | None) -> dict[str, Any]:
@@ -1388,7 +1393,7 @@ def _weapon_check(state: State, seat: int, use: WeaponUse) -> Rejection | Positi
                 return _no("the Tractor Beam targets a ship other than its user", "Y-5.81")
             if not _sight(state, use.user, target):
                 return _no("the target is not in line of sight", "Y-5.74")
-            if destination not in _steps(target):
+            if destination not in one_steps(target, LINE_DIRECTIONS):
                 return _no("the target shifts one step in a line direction", "Y-5.81")
             if board.is_occupied(destination):
                 return _no("the Tractor Beam needs an unoccupied destination", "Y-R49")
@@ -1452,7 +1457,10 @@ def _weapon_args(state: State, seat: int, code: str, user: Position) -> list[str
         ]
     if code == "TB":
         return [
-            f"{f(q)}>{f(d)}" for q in sight for d in sorted(_steps(q)) if not board.is_occupied(d)
+            f"{f(q)}>{f(d)}"
+            for q in sight
+            for d in sorted(one_steps(q, LINE_DIRECTIONS))
+            if not board.is_occupied(d)
         ]
     if code == "EV":
         targets = [user, *(q for q in sight if board.ships[q].kind is not Kind.COMMAND)]
@@ -1465,10 +1473,6 @@ def _weapon_args(state: State, seat: int, code: str, user: Position) -> list[str
         energy = board.ships[user].energy
         return [f"{f(q)}={k}" for q in _clone_destinations(state, user) for k in range(1, energy)]
     return [f(p) for p in POSITIONS if not board.is_occupied(p)]  # HD
-
-
-def _steps(p: Position) -> set[Position]:
-    return {s for d in LINE_DIRECTIONS if (s := step(p, d)) is not None}
 
 
 def _weapon_effect(state: State, seat: int, use: WeaponUse) -> Effect:
