@@ -97,3 +97,19 @@ def test_the_written_actions_include_refusals_too() -> None:
     assert 0 < len(accepted) < len(tried) / 10
     rng = random.Random(1)
     assert canonical(state, rng.choice(sorted(set(tried) - set(accepted)))) is None
+
+
+def test_refusals_speak_the_rulings_terms_not_the_sources_variants() -> None:
+    """Y-R62: one name per thing — no "teleportal", "rings", "Squamata", "particle beam"..."""
+    variants = ("teleportal", "perpendicual", "astroid", "neornithes", "squamata",
+                "architeuthidae", "particle beam", "deflector shield", "ring")  # fmt: skip
+    state = positions("decker", 1, 97)[0]
+    reasons = set()
+    for text in written(state):
+        action = YAVOCH.parse_action(state, state.mover, text)
+        decision = action if isinstance(action, Rejection) else YAVOCH.decide(
+            state, state.mover, action)  # fmt: skip
+        if isinstance(decision, Rejection):
+            reasons.add(decision.reason.lower())
+    assert len(reasons) > 10
+    assert not [r for r in reasons for v in variants if re.search(rf"\b{v}", r)]
