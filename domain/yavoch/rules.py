@@ -1067,8 +1067,8 @@ class Yavoch:
             for p, ship in board.owned(owner):
                 if ship.kind is Kind.COMMAND and ship.energy >= 1:
                     for d in LINE_DIRECTIONS:
-                        q = board.first_occupant(p, d)
-                        if q is not None and fx.shot_target(board, p, q):
+                        q = board.first_occupant(p, d)  # Y-5.63: a ship or a mine, not a gate
+                        if q is not None and (q in board.ships or q in board.mines):
                             shot = Shot(Piece(Kind.COMMAND), p, q)
                             if turn.moved or self._move_remains(state, seat, shot):
                                 out.append(shot)
