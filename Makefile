@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test bench lint schema clean
+.PHONY: run test test-long bench lint schema clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -18,6 +18,9 @@ run: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/pytest -q
+
+test-long: $(STAMP)
+	$(BIN)/python -m tests.long.run --games 200
 
 bench: $(STAMP)
 	$(BIN)/python -m tests.bench.run
