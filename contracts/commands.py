@@ -10,9 +10,21 @@ class Request(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
     pass
 
 
+class SealedBox(msgspec.Struct, frozen=True, kw_only=True):
+    """Data for one requester alone, sealed to the X25519 key it sent (`reply_key`): an
+    ephemeral key, a nonce and a ChaCha20-Poly1305 box (services.client.sealing)."""
+
+    epk: str  # the sender's ephemeral X25519 public key, 64 hex
+    nonce: str  # 24 hex
+    box: str  # base64
+
+
 class CreateGame(Request, frozen=True, kw_only=True):
     # Idempotency key; when game_id is omitted it is derived from it, so a retry is harmless.
     command_id: str
+    # The creator's X25519 public key (64 hex): the seat tokens come sealed to it, and a retry
+    # is answered only when it names the same key (a command id alone obtains nothing).
+    reply_key: str
     ruleset: str
     variant: str = ""
     game_id: str | None = None
@@ -67,10 +79,13 @@ class Enqueue(Request, frozen=True, kw_only=True):
     ruleset: str
     variant: str = ""
     player: str = ""
+    reply_key: str  # X25519 public key (64 hex): the assignment's seat token is sealed to it
+    owner: str  # a secret of the player's (16 to 128 characters): only it cancels the ticket
 
 
 class Cancel(Request, frozen=True, kw_only=True):
     ticket: str
+    owner: str
 
 
 class Reply(msgspec.Struct, frozen=True, kw_only=True, tag_field="reply"):
@@ -92,7 +107,8 @@ class Created(Reply, tag="created", frozen=True, kw_only=True):
     game_id: str
     version: int
     hash: str
-    seats: list[SeatGrant]
+    seats: int
+    tokens: SealedBox  # list[SeatGrant] as JSON, sealed to the request's reply_key
 
 
 class Receipt(Reply, tag="receipt", frozen=True, kw_only=True):
@@ -162,9 +178,12 @@ class Cancelled(Reply, tag="cancelled", frozen=True, kw_only=True):
 
 
 class Assignment(Reply, tag="assignment", frozen=True, kw_only=True):
+    """Published on subjects.match_assigned(ticket): readable by anyone who listens, so the
+    seat's token comes sealed to the ticket's reply_key."""
+
     ticket: str
     game_id: str
     ruleset: str
     variant: str
     seat: int
-    token: str
+    token: SealedBox  # the seat token (UTF-8), sealed to the Enqueue's reply_key

@@ -19,5 +19,8 @@ class ErrorCode(StrEnum):
     ILLEGAL_ACTION = "action/illegal"
     CONFLICT = "append/conflict"  # expected version is stale
     NO_DRAW = "random/unavailable"
+    DRAWN = "random/drawn"  # that nonce was drawn already, with other parameters (write-once)
+    DRAW_AHEAD = "random/ahead"  # a nonce the game's log is not waiting for
+    FORBIDDEN = "request/forbidden"  # the request is well formed but not this requester's
     UNAVAILABLE = "service/unavailable"
     INTERNAL = "internal"

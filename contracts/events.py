@@ -31,6 +31,9 @@ class GameCreated(Event, tag="GameCreated", frozen=True, kw_only=True):
     # How long seats owing a seed or setup step may keep the others waiting before a waiting
     # seat may claim the game (fair-play 1.3 and 3: a missing reveal loses).
     reveal_deadline_ms: int = 300_000
+    # The X25519 key the creator sent (CreateGame.reply_key): a retried create must name it to
+    # be answered. "" in logs written before it was recorded.
+    creator_key: str = ""
 
 
 class Resigned(Event, tag="Resigned", frozen=True, kw_only=True):

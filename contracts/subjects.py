@@ -44,3 +44,11 @@ def all_game_events() -> str:
 def match_assigned(ticket: str) -> str:
     """Where matchmaking tells one waiting player its game, seat and token."""
     return f"{PREFIX}.match.assigned.{ticket}"
+
+
+def all_seat_events() -> str:
+    return f"{PREFIX}.game.*.seat.*"
+
+
+def all_match_assignments() -> str:
+    return f"{PREFIX}.match.assigned.*"

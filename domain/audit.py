@@ -16,9 +16,13 @@ log order, stopping at the first discrepancy:
   must be rejected and the game lost by it;
 - `GameSealed` records the (version, hash) of the event before it; nothing but the seed reveal
   follows a seal;
-- replay: every event decodes as a platform or ruleset event and folds through the table.
+- replay: every event decodes as a platform or ruleset event and folds through the table;
+- given the store's own head (`StoreHead`, from the game's meta), that the log ends exactly
+  there with the same hash, and holds a GameEnded with the result the store records. Every
+  prefix of a chain verifies, so only the head shows a tail cut off; without it (an export)
+  the report says so.
 
-Pure: no I/O, no clock. The services read the log; this module only judges it.
+Pure: no I/O, no clock. The services read the log and the head; this module only judges them.
 """
 
 from __future__ import annotations
@@ -53,10 +57,12 @@ from domain.core.ruleset import Rejection, Ruleset
 from domain.core.table import Table, evolve, open_table, outcome
 from domain.registry import event_decoder, find_ruleset
 
-__all__ = ["AuditReport", "Check", "Failure", "audit"]
+__all__ = ["AuditReport", "Check", "Failure", "StoreHead", "audit", "check_head"]
 
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 IN_PLAY_NOTE = "in play, seed not yet revealed: draws cannot be checked yet"
+NO_HEAD_NOTE = "no store head to compare with: events cut from the end would go unnoticed"
+MISSING = "missing"  # the type named by a Failure at an event that is not in the log
 
 # Events that are not player input: allowed before the server's seed commitment.
 _NOT_INPUT = frozenset({"GameCreated", "SeedCommitted", "GameEnded", "GameSealed"})
@@ -70,6 +76,15 @@ class Failure(NamedTuple):
     version: int
     type: str
     message: str
+
+
+class StoreHead(NamedTuple):
+    """What the store records of a game beside its log (the meta hash): the version and chain
+    hash of its last append, and the result once the game has ended ("" before)."""
+
+    version: int
+    hash: str
+    result: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,8 +134,9 @@ def _short(text: str, limit: int = 16) -> str:
 class _Auditor:
     """The walk over one log. Each `_on_*` method checks one event before it is folded."""
 
-    def __init__(self, stored: Sequence[StoredEvent]) -> None:
+    def __init__(self, stored: Sequence[StoredEvent], head: StoreHead | None) -> None:
         self.stored = stored
+        self.head = head
         self.game_id = stored[0].game_id
         self.ruleset: Ruleset[Any, Any] | None = None
         self.created: GameCreated | None = None
@@ -157,6 +173,7 @@ class _Auditor:
         self.sealed = 0
         self.sealed_at = 0
         self.folded = 0
+        self.head_ok = False
 
     # -- the walk ----------------------------------------------------------------------------
 
@@ -184,10 +201,15 @@ class _Auditor:
                 except _Discrepancy as exc:
                     failure = Failure(s.version, s.type, exc.message)
                     break
+        checked = len(stored) if failure is None else self.index
         notes: list[str] = []
+        if failure is None and self.head is not None:
+            failure = check_head(stored, self.head)
+            self.head_ok = failure is None
         if failure is None:
             failure = self._finish(notes)
-        checked = len(stored) if failure is None else self.index
+            if self.head is None:
+                notes.append(NO_HEAD_NOTE)
         return AuditReport(
             game_id=self.game_id,
             ruleset=self.created.ruleset if self.created else "",
@@ -652,6 +674,9 @@ class _Auditor:
             checks.append(Check("setups", self.setups, f"{self.setups}{rejected}"))
         if self.sealed:
             checks.append(Check("seal", self.sealed, f"records version {self.sealed_at - 1}"))
+        if self.head_ok:
+            assert self.head is not None
+            checks.append(Check("store head", 1, _head_detail(self.head)))
         if self.table is not None:
             result = outcome(self.table)
             end = f"{result.result} by {result.reason}" if result else "in play"
@@ -676,12 +701,80 @@ _HANDLERS: dict[type[Event], Callable[[_Auditor, StoredEvent, Any], None]] = {
 }
 
 
-def audit(stored: Sequence[StoredEvent]) -> AuditReport:
+def _missing(first: int, last: int) -> str:
+    return f"event {first} is missing" if first == last else f"events {first}..{last} are missing"
+
+
+def _head_detail(head: StoreHead) -> str:
+    result = f", result {head.result}" if head.result else ""
+    return f"the log ends at the store's head, version {head.version} {_short(head.hash)}{result}"
+
+
+def _ended_result(s: StoredEvent) -> str | None:
+    try:
+        return msgspec.json.decode(bytes(s.body), type=GameEnded).result
+    except msgspec.DecodeError:
+        return None  # the audit's walk names it; `verify` checks only the chain
+
+
+def check_head(stored: Sequence[StoredEvent], head: StoreHead) -> Failure | None:
+    """The log against the store's head: it must end at the head's version with the head's
+    hash, and hold a GameEnded with the result the store records, if any. (A chain cut short
+    still verifies; the head, written in the same script as each append, does not move back.)
+
+    `stored` must already be a verified chain (versions 1..n in order).
+    """
+    n, v = len(stored), head.version
+    if n < v:
+        return Failure(
+            n + 1,
+            MISSING,
+            f"the store's head is at version {v} but the log ends at {n}: {_missing(n + 1, v)}",
+        )
+    if v and stored[v - 1].hash != head.hash:
+        s = stored[v - 1]
+        return Failure(
+            v,
+            s.type,
+            f"the store's head hash at version {v} is {_short(head.hash)}, but the log's "
+            f"h_{v} is {_short(s.hash)}",
+        )
+    if n > v:
+        s = stored[v]
+        what = f"event {n} is" if n == v + 1 else f"events {v + 1}..{n} are"
+        where = f"the store's head at version {v}" if v else "the store, which has no head for it"
+        return Failure(
+            s.version, s.type, f"the log runs past {where}: {what} not in the store's head"
+        )
+    if head.result and stored:
+        ended = next((s for s in stored if s.type == "GameEnded"), None)
+        if ended is None:
+            last = stored[-1]
+            return Failure(
+                last.version,
+                last.type,
+                f"the store records the result {head.result}, but the log has no GameEnded",
+            )
+        result = _ended_result(ended)
+        if result is not None and result != head.result:
+            return Failure(
+                ended.version,
+                ended.type,
+                f"the store records the result {head.result}, but the log's GameEnded says "
+                f"{result}",
+            )
+    return None
+
+
+def audit(stored: Sequence[StoredEvent], head: StoreHead | None = None) -> AuditReport:
     """Check a game's stored log against the fair-play protocol; stop at the first discrepancy.
 
     `stored` is the game's whole log in version order, with the exact stored bytes. The game id
-    is `GameCreated.game_id`, or the envelope's for logs written before it was recorded.
+    is `GameCreated.game_id`, or the envelope's for logs written before it was recorded. `head`
+    is the store's own record of the game (its meta), when the log comes from a store: without
+    it a log cut short cannot be told from a game in play.
     """
     if not stored:
-        return AuditReport("", "", 0, "", "unknown", (), (), Failure(0, "", "the log is empty"))
-    return _Auditor(stored).run()
+        failure = (check_head(stored, head) if head else None) or Failure(0, "", "the log is empty")
+        return AuditReport("", "", 0, "", "unknown", (), (), failure)
+    return _Auditor(stored, head).run()

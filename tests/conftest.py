@@ -4,14 +4,16 @@ or NATS_URL / REDIS_URL when set. Never a fake, never a mock."""
 import asyncio
 import contextlib
 import os
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 import redis.asyncio as aioredis
+from nats.aio.client import Client as NATS
 
 from services.client.client import Client
+from services.runtime import access, bus
 from services.runtime.config import Settings
 from services.runtime.embedded import Server, start_nats, start_valkey
 from services.runtime.eventstore import EventStore
@@ -20,8 +22,33 @@ from services.runtime.service import Build, serve
 
 @dataclass
 class Servers:
+    """The session's servers. Started here they are closed (services.runtime.access): each role
+    connects as its own user. NATS_URL / REDIS_URL given from outside are used as given."""
+
     nats_url: str
     redis_url: str
+    creds: access.Credentials | None = None
+    nats_closed: bool = False
+    redis_closed: bool = False
+
+    def nats_for(self, role: str) -> str:
+        if not (self.nats_closed and self.creds):
+            return self.nats_url
+        return access.with_user(self.nats_url, role, self.creds.passwords[role])
+
+    def redis_for(self, role: str) -> str:
+        if not (self.redis_closed and self.creds):
+            return self.redis_url
+        return access.with_user(self.redis_url, role, self.creds.passwords[role])
+
+
+def start_closed(folder: Path, started: list[Server]) -> Servers:
+    """nats-server and Valkey from their wheels, closed to all but the generated users."""
+    creds = access.load_or_create(folder)
+    nats_conf, acl = access.write_server_files(folder, creds)
+    started.append(start_nats(folder, nats_conf))
+    started.append(start_valkey(acl=acl))
+    return Servers(started[-2].url, started[-1].url, creds, nats_closed=True, redis_closed=True)
 
 
 @pytest.fixture(scope="session")
@@ -30,40 +57,68 @@ def servers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Servers]:
     nats_url = os.environ.get("NATS_URL")
     redis_url = os.environ.get("REDIS_URL")
     try:
-        if not nats_url:
-            started.append(start_nats(tmp_path_factory.mktemp("nats")))
-            nats_url = started[-1].url
-        if not redis_url:
-            started.append(start_valkey())
-            redis_url = started[-1].url
-        yield Servers(nats_url, redis_url)
+        closed = start_closed(tmp_path_factory.mktemp("servers"), started)
+        yield Servers(
+            nats_url or closed.nats_url,
+            redis_url or closed.redis_url,
+            closed.creds,
+            nats_closed=not nats_url,
+            redis_closed=not redis_url,
+        )
     finally:
         for s in started:
             s.stop()
 
 
 @pytest.fixture(scope="session")
-def settings(servers: Servers, tmp_path_factory: pytest.TempPathFactory) -> Settings:
+def closed_servers(servers: Servers, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Servers]:
+    """Servers that are certainly closed, for the attacks: the session's own when it started
+    them, else a pair started for the attacks alone."""
+    if servers.nats_closed and servers.redis_closed:
+        yield servers
+        return
+    started: list[Server] = []
+    try:
+        yield start_closed(tmp_path_factory.mktemp("closed"), started)
+    finally:
+        for s in started:
+            s.stop()
+
+
+def settings_for(servers: Servers, role: str, home: Path) -> Settings:
     return Settings(
-        nats_url=servers.nats_url,
-        redis_url=servers.redis_url,
-        home=Path(tmp_path_factory.mktemp("home")),
+        nats_url=servers.nats_for(role),
+        redis_url=servers.redis_for(role),
+        home=home,
         secret="test-secret",
         log_level="warning",
         json_logs=True,
+        admin_redis_url=servers.redis_for("admin"),
     )
+
+
+@pytest.fixture(scope="session")
+def settings(servers: Servers, tmp_path_factory: pytest.TempPathFactory) -> Settings:
+    """The operator's settings (admin on the bus and the store), for tests that set up."""
+    return settings_for(servers, "admin", Path(tmp_path_factory.mktemp("home")))
+
+
+@pytest.fixture(scope="session")
+def role_settings(servers: Servers, settings: Settings) -> Callable[[str], Settings]:
+    """Settings as one role: a service, `player` or `auditor`."""
+    return lambda role: settings_for(servers, role, settings.home)
 
 
 @pytest.fixture
 async def redis(servers: Servers) -> AsyncIterator["aioredis.Redis"]:
-    client = aioredis.from_url(servers.redis_url)
+    client = aioredis.from_url(servers.redis_for("admin"))
     yield client
     await client.aclose()
 
 
 @pytest.fixture
 async def store(servers: Servers) -> AsyncIterator[EventStore]:
-    s = EventStore.from_url(servers.redis_url)
+    s = EventStore.from_url(servers.redis_for("admin"))
     yield s
     await s.close()
 
@@ -86,18 +141,21 @@ async def running(build: Build, settings: Settings) -> AsyncIterator[asyncio.Tas
 
 
 @pytest.fixture
-async def stack(settings: Settings) -> AsyncIterator[Settings]:
-    """Rules, randomness and matchmaking, in-process, against the session's servers."""
+async def stack(
+    settings: Settings, role_settings: Callable[[str], Settings]
+) -> AsyncIterator[Settings]:
+    """Rules, randomness and matchmaking, in-process, each as its own user; yields the player's
+    settings (the bus as players have it) with the store's admin as `admin_redis_url`."""
     from services.matchmaking.__main__ import build as matchmaking
     from services.randomness.__main__ import build as randomness
     from services.rules.__main__ import build as rules
 
     async with (
-        running(rules, settings),
-        running(randomness, settings),
-        running(matchmaking, settings),
+        running(rules, role_settings("rules")),
+        running(randomness, role_settings("randomness")),
+        running(matchmaking, role_settings("matchmaking")),
     ):
-        yield settings
+        yield role_settings("player")
 
 
 @pytest.fixture
@@ -105,3 +163,11 @@ async def client(stack: Settings) -> AsyncIterator[Client]:
     c = await Client.connect(stack.nats_url)
     yield c
     await c.close()
+
+
+@pytest.fixture
+async def admin_bus(stack: Settings, settings: Settings) -> AsyncIterator[NATS]:
+    """The operator's connection: may listen to everything (the spies) and ask $SRV."""
+    nc = await bus.connect(settings.nats_url)
+    yield nc
+    await nc.drain()

@@ -1,11 +1,13 @@
 """`tabula demo`: bots play whole games through matchmaking and rules, with a progress bar."""
 
 import asyncio
+import logging
 import os
 import shutil
 import sys
 import time
 from collections import Counter
+from urllib.parse import urlsplit
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -13,10 +15,31 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from services.client.bot import BotResult, play_seat
 from services.client.client import Client
 
+CONNECT_S = 5.0  # the client retries a server it cannot reach forever: give up after this
+
+
+class Unreachable(ConnectionError):
+    """The bus did not answer in time (a ConnectionError: the CLI prints it in one line)."""
+
 
 def command_name() -> str:
     """`tabula` as the user can type it: on PATH, or the venv's script (after `make run`)."""
     return "tabula" if shutil.which("tabula") else os.path.relpath(sys.argv[0])
+
+
+async def connect(nats_url: str) -> Client:
+    # The NATS client logs a traceback at every failed attempt; the CLI says it in one line.
+    quiet = logging.getLogger("nats")
+    quiet.addHandler(logging.NullHandler())
+    quiet.propagate = False
+    try:
+        async with asyncio.timeout(CONNECT_S):
+            return await Client.connect(nats_url)
+    except TimeoutError:
+        where = urlsplit(nats_url)  # never the whole URL: it may carry a password
+        raise Unreachable(
+            f"NATS at {where.hostname}:{where.port} gave no connection in {CONNECT_S:g} s"
+        ) from None
 
 
 async def run_demo(
@@ -29,7 +52,7 @@ async def run_demo(
     show: bool = False,
     seed: int = 0,
 ) -> list[BotResult]:
-    client = await Client.connect(nats_url)
+    client = await connect(nats_url)
     events = 0
 
     def seen() -> None:

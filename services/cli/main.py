@@ -3,25 +3,29 @@
 import asyncio
 import base64
 import binascii
+import contextlib
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Annotated, Any
 
 import msgspec
+import nats.errors
+import redis.exceptions
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from contracts.envelope import StoredEvent
 from domain import fairplay
-from domain.audit import AuditReport, audit
+from domain.audit import AuditReport, StoreHead, audit, check_head
 from domain.core import VariantError
 from domain.core import table as tables
 from domain.registry import RULESETS, find_ruleset
 from services.runtime import config
 from services.runtime.codec import decode_log
-from services.runtime.eventstore import EventStore, GameExists
+from services.runtime.eventstore import EventStore, GameExists, meta_key
 
 app = typer.Typer(
     no_args_is_help=True,
@@ -34,21 +38,50 @@ err = Console(stderr=True, soft_wrap=True)
 
 def settings() -> config.Settings:
     try:
-        return config.load()
+        loaded = config.load()
     except config.ConfigError as exc:
         err.print(f"[red]{exc}[/]")
         raise typer.Exit(2) from None
+    if loaded.found_at is not None:
+        err.print(f"using the Tabula stack in {loaded.found_at}", style="dim", highlight=False)
+    return loaded
 
 
-def with_store(fn: Any) -> Any:
+def with_store(fn: Any, admin: bool = False) -> Any:
+    """Run `fn(store)`: as the store's read-only user, or its admin (`import` only)."""
+
     async def run() -> Any:
-        store = EventStore.from_url(settings().redis_url)
+        s = settings()
+        store = EventStore.from_url(s.admin_redis_url if admin else s.redis_url)
         try:
             return await fn(store)
         finally:
             await store.close()
 
-    return asyncio.run(run())
+    with servers_answer():
+        return asyncio.run(run())
+
+
+@contextlib.contextmanager
+def servers_answer() -> Iterator[None]:
+    """A server that cannot be reached, or refuses us, is one red line and exit 1."""
+    try:
+        yield
+    except (redis.exceptions.RedisError, nats.errors.Error, OSError) as exc:
+        err.print(server_trouble(exc), style="red", markup=False, highlight=False)
+        raise typer.Exit(1) from None
+
+
+def server_trouble(exc: Exception) -> str:
+    """What went wrong, in one line. Never the URL: it may carry a password."""
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    if isinstance(exc, redis.exceptions.ConnectionError | redis.exceptions.TimeoutError):
+        return f"cannot reach Redis: {text}"
+    if isinstance(exc, redis.exceptions.RedisError):
+        return f"Redis refused: {text}"
+    if isinstance(exc, nats.errors.Error):
+        return f"NATS: {text}"
+    return f"cannot reach the servers: {text}"
 
 
 def load_log(game_id: str) -> list[StoredEvent]:
@@ -57,6 +90,64 @@ def load_log(game_id: str) -> list[StoredEvent]:
         err.print(f"[red]no game {game_id}[/]")
         raise typer.Exit(1)
     return stored
+
+
+READS = 10  # attempts at reading a game in play between two of its appends
+
+
+async def read_head(store: EventStore, game_id: str) -> StoreHead | None:
+    """The store's own record of the game (its meta hash), None when it has none."""
+    version, digest, result = await store.redis.hmget(
+        meta_key(game_id), ["version", "head", "result"]
+    )
+    if version is None or digest is None:
+        return None
+    return StoreHead(int(version), digest.decode(), result.decode() if result else "")
+
+
+async def read_game(store: EventStore, game_id: str) -> tuple[list[StoredEvent], StoreHead | None]:
+    """A game's log and the store's head as of one moment. One script moves both at each
+    append, so a head unchanged from before the log was read to after it matches the log; a
+    game in play that moved on meanwhile is read again."""
+    for _ in range(READS):
+        head = await read_head(store, game_id)
+        stored = await store.read_all(game_id)
+        if await read_head(store, game_id) == head:
+            return stored, head
+    err.print(f"[red]game {game_id} kept changing while it was read: try again[/]")
+    raise typer.Exit(1)
+
+
+def load_game(game_id: str) -> tuple[list[StoredEvent], StoreHead]:
+    """A game's log from Redis with the store's head. A log without a head is checked against
+    version 0, so a meta deleted to hide a cut fails too."""
+    stored, head = with_store(lambda s: read_game(s, game_id))
+    if not stored and head is None:
+        err.print(f"[red]no game {game_id}[/]")
+        raise typer.Exit(1)
+    return stored, head or StoreHead(0, "")
+
+
+@app.command("access")
+def write_access(
+    folder: Annotated[Path, typer.Argument(help="Where to write them (created, 0700).")],
+) -> None:
+    """Close servers of your own to all but Tabula's users: write a password per role
+    (credentials.json, kept and reused), nats-server's users and permissions (nats-users.conf)
+    and Valkey's ACL (users.acl), all 0600. See deploy/README.md."""
+    from services.runtime import access
+
+    try:
+        creds = access.load_or_create(folder)
+        nats_conf, acl = access.write_server_files(folder, creds)
+    except OSError as exc:
+        err.print(f"cannot write {exc.filename}: {exc.strerror}", style="red", markup=False,
+                  highlight=False)  # fmt: skip
+        raise typer.Exit(2) from None
+    out.print(f"wrote {folder / 'credentials.json'}, {nats_conf} and {acl}", highlight=False)
+    out.print("each process connects as its role, e.g. NATS_URL=nats://rules:<password>@host:4222 "
+              "REDIS_URL=redis://rules:<password>@host:6379/0 (passwords in credentials.json)",
+              markup=False, highlight=False)  # fmt: skip
 
 
 @app.command()
@@ -86,11 +177,17 @@ def demo(
     import uvloop
 
     from services.cli.demo import run_demo
+    from services.client.client import TabulaError
 
+    check_variant(ruleset, variant)  # here, before any bot asks the services
     s = settings()
-    results = uvloop.run(
-        run_demo(s.nats_url, s.redis_url, games, ruleset, variant, err, show=games <= 5, seed=seed)
-    )
+    with servers_answer():
+        try:
+            results = uvloop.run(run_demo(s.nats_url, s.redis_url, games, ruleset, variant, err,
+                                          show=games <= 5, seed=seed))  # fmt: skip
+        except TabulaError as exc:  # e.g. services that know other rulesets than this CLI
+            err.print(f"demo: {exc}", style="red", markup=False, highlight=False)
+            raise typer.Exit(1) from None
     if audit_all:
         ids = sorted({r.game_id for r in results})
         failed = [r for r in with_store(lambda st: audit_games(st, ids)) if not r.ok]
@@ -102,8 +199,17 @@ def demo(
             raise typer.Exit(1)
 
 
+def check_variant(ruleset: str, variant: str) -> None:
+    """Exit 2 naming the problem if the ruleset is unknown or refuses the variant."""
+    try:
+        find_ruleset(ruleset).create(variant)
+    except VariantError as exc:
+        err.print(f"{exc.code}: {exc.reason}", style="red", markup=False, highlight=False)
+        raise typer.Exit(2) from None
+
+
 async def audit_games(store: EventStore, game_ids: list[str]) -> list[AuditReport]:
-    return [audit(await store.read_all(game_id)) for game_id in game_ids]
+    return [audit(*await read_game(store, game_id)) for game_id in game_ids]
 
 
 @app.command()
@@ -139,10 +245,21 @@ def replay(
 ) -> None:
     """Rebuild a game from the stored log alone (or an export) and print the position."""
     stored = log_from(game, file)
+    what = str(file) if file is not None else game
     if to is not None:
+        last = stored[-1].version
+        if not 1 <= to <= last:
+            err.print(f"--to {to} is not a version of {what} (1..{last})", style="red",
+                      markup=False, highlight=False)  # fmt: skip
+            raise typer.Exit(2)
         stored = [s for s in stored if s.version <= to]
-    ruleset, events = decode_log(stored)
-    table = tables.fold(ruleset, stored[0].game_id, events)  # as the rules service folds it
+    try:
+        ruleset, events = decode_log(stored)
+        table = tables.fold(ruleset, stored[0].game_id, events)  # as the rules service folds it
+    except Exception as exc:  # a damaged log can break the fold anywhere: the audit names where
+        err.print(f"cannot replay {what}: {exc}; `tabula audit` names the bad event",
+                  style="red", markup=False, highlight=False)  # fmt: skip
+        raise typer.Exit(1) from None
     out.print(ruleset.render(table.game), markup=False, highlight=False)
     out.print(f"position: {ruleset.position(table.game)}", markup=False, highlight=False)
     outcome = tables.outcome(table)
@@ -152,13 +269,25 @@ def replay(
 
 @app.command()
 def verify(game: str) -> None:
-    """Check a game's hash chain over the exact stored bytes; exit 1 naming the bad event."""
-    stored = load_log(game)
-    bad = fairplay.verify_chain(game, [(s.version, s.type, bytes(s.body), s.hash) for s in stored])
+    """Check a game's hash chain over the exact stored bytes, and that it ends at the store's
+    head; exit 1 naming the bad or missing event."""
+    stored, head = load_game(game)
+    try:
+        bad = fairplay.verify_chain(
+            game, [(s.version, s.type, bytes(s.body), s.hash) for s in stored]
+        )
+    except ValueError as exc:  # a game id the protocol does not allow
+        err.print(f"[red]FAILED[/]: cannot check the chain of {escape(game)}: {escape(str(exc))}")
+        raise typer.Exit(1) from None
     if bad is not None:
         err.print(f"[red]FAILED[/]: the chain breaks at event {bad} of {game}")
         raise typer.Exit(1)
-    out.print(f"[green]OK[/]: {len(stored)} events, chain head {stored[-1].hash}")
+    failure = check_head(stored, head)
+    if failure is not None:
+        err.print(f"[red]FAILED[/]: {game}: {escape(failure.message)}", highlight=False)
+        raise typer.Exit(1)
+    out.print(f"[green]OK[/]: {len(stored)} events, chain head {stored[-1].hash} "
+              "(the store's head)")  # fmt: skip
 
 
 # -- audit, export, import ---------------------------------------------------------------------
@@ -221,10 +350,14 @@ def read_export(path: Path) -> list[StoredEvent]:
 
 def log_from(game: str | None, file: Path | None) -> list[StoredEvent]:
     """A game's log from Redis (GAME) or from an export (--file): exactly one of them."""
+    one_source(game, file)
+    return read_export(file) if file is not None else load_log(game or "")
+
+
+def one_source(game: str | None, file: Path | None) -> None:
     if (game is None) == (file is None):
         err.print("[red]give either a game id or --file FILE[/]")
         raise typer.Exit(2)
-    return read_export(file) if file is not None else load_log(game or "")
 
 
 def print_report(report: AuditReport, source: str) -> None:
@@ -256,10 +389,12 @@ def audit_game(
     """Check a game against the fair-play protocol; exit 1 at the first discrepancy.
 
     Checks the hash chain, the seed commitments and reveals, every draw, card and setup, the
-    seal, and a replay through the table. GAME reads Redis; --file reads an export.
+    seal, and a replay through the table. GAME reads Redis, and checks that the log ends at the
+    store's head (no event cut off); --file reads an export.
     """
-    stored = log_from(game, file)
-    report = audit(stored)
+    one_source(game, file)
+    # An export has no store head: its report says the tail went unchecked.
+    report = audit(read_export(file)) if file is not None else audit(*load_game(game or ""))
     print_report(report, str(file) if file is not None else "Redis")
     if not report.ok:
         raise typer.Exit(1)
@@ -275,7 +410,12 @@ def export_game(
     """Write a game's log as JSON Lines: the exact stored bytes (body_b64) with their hashes."""
     stored = load_log(game)
     path = output or Path(f"{game}.tabula.jsonl")
-    path.write_bytes(b"".join(export_line(s) for s in stored))
+    try:
+        path.write_bytes(b"".join(export_line(s) for s in stored))
+    except OSError as exc:
+        err.print(f"cannot write {path}: {exc.strerror}", style="red", markup=False,
+                  highlight=False)  # fmt: skip
+        raise typer.Exit(2) from None
     out.print(f"wrote {len(stored)} events of {game} to {path}", highlight=False)
 
 
@@ -302,7 +442,7 @@ def import_game(file: Path) -> None:
         await store.import_log(stored)
 
     try:
-        with_store(run)
+        with_store(run, admin=True)
     except (GameExists, ValueError, msgspec.DecodeError) as exc:
         err.print(f"[red]REFUSED[/]: {exc}")
         raise typer.Exit(1) from None
@@ -424,9 +564,14 @@ def schema(
     """Export JSON Schema for every message into docs/schemas/."""
     from contracts.schemas import all_schemas
 
-    out_dir.mkdir(parents=True, exist_ok=True)
-    for name, doc in all_schemas().items():
-        (out_dir / f"{name}.json").write_bytes(msgspec.json.format(msgspec.json.encode(doc)))
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        for name, doc in all_schemas().items():
+            (out_dir / f"{name}.json").write_bytes(msgspec.json.format(msgspec.json.encode(doc)))
+    except OSError as exc:
+        err.print(f"cannot write {exc.filename}: {exc.strerror}", style="red", markup=False,
+                  highlight=False)  # fmt: skip
+        raise typer.Exit(2) from None
     out.print(
         f"wrote {len(all_schemas())} schemas to {out_dir} (rulesets: {', '.join(sorted(RULESETS))})"
     )

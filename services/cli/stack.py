@@ -18,7 +18,8 @@ import nats
 from rich.console import Console
 
 from contracts import subjects
-from services.runtime.config import StackFile, stack_path, user_pointer
+from services.runtime import access, bus
+from services.runtime.config import StackFile, StackPointer, stack_path, user_pointer
 from services.runtime.embedded import Server, start_nats, start_valkey
 
 console = Console(stderr=True)
@@ -53,7 +54,7 @@ class Child:
 
 async def wait_for_services(nats_url: str, names: list[str], timeout: float = 30.0) -> None:
     """Until every named micro service answers $SRV.PING (a condition, polled)."""
-    nc = await nats.connect(nats_url)
+    nc = await bus.connect(nats_url)
     try:
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
@@ -72,27 +73,66 @@ async def wait_for_services(nats_url: str, names: list[str], timeout: float = 30
         await nc.close()
 
 
+@dataclass(frozen=True)
+class Urls:
+    """Where each role connects: the embedded servers are closed (a user per role); a server
+    given by NATS_URL / REDIS_URL is used as given, by every role (deploy/ shows how to close
+    one of your own)."""
+
+    nats: str
+    redis: str
+    creds: access.Credentials
+    nats_closed: bool
+    redis_closed: bool
+
+    def nats_for(self, role: str) -> str:
+        if not self.nats_closed:
+            return self.nats
+        return access.with_user(self.nats, role, self.creds.passwords[role])
+
+    def redis_for(self, role: str) -> str:
+        if not self.redis_closed:
+            return self.redis
+        return access.with_user(self.redis, role, self.creds.passwords[role])
+
+
+def start_servers(home: Path, logs: Path, servers: list[Server]) -> Urls:
+    """The embedded servers that NATS_URL / REDIS_URL do not replace, closed to all but the
+    users in `home/secrets` (generated once, 0600)."""
+    nats_url = os.environ.get("NATS_URL")
+    redis_url = os.environ.get("REDIS_URL")
+    secrets = home / "secrets"
+    creds = access.load_or_create(secrets)
+    nats_conf, acl = access.write_server_files(secrets, creds)
+    if not nats_url:
+        servers.append(start_nats(logs, nats_conf))
+        nats_url = servers[-1].url
+        console.print(f"nats-server (embedded, closed) on {nats_url}")
+    if not redis_url:
+        servers.append(start_valkey(home / "redis", acl=acl))
+        redis_url = servers[-1].url
+        console.print(f"valkey (embedded, closed, data in {home / 'redis'}) on {redis_url}")
+    return Urls(nats_url, redis_url, creds, "NATS_URL" not in os.environ,
+                "REDIS_URL" not in os.environ)  # fmt: skip
+
+
 async def up(home: Path, rules_replicas: int, demo_games: int) -> None:
     logs = home / "logs"
     logs.mkdir(parents=True, exist_ok=True)
     servers: list[Server] = []
-    nats_url = os.environ.get("NATS_URL")
-    redis_url = os.environ.get("REDIS_URL")
-    if not nats_url:
-        servers.append(start_nats(logs))
-        nats_url = servers[-1].url
-        console.print(f"nats-server (embedded) on {nats_url}")
-    if not redis_url:
-        servers.append(start_valkey(home / "redis"))
-        redis_url = servers[-1].url
-        console.print(f"valkey (embedded, data in {home / 'redis'}) on {redis_url}")
-    env = {**os.environ, "NATS_URL": nats_url, "REDIS_URL": redis_url, "TABULA_HOME": str(home)}
+    urls = start_servers(home, logs, servers)
+
+    def env(role: str) -> dict[str, str]:
+        return {**os.environ, "NATS_URL": urls.nats_for(role),
+                "REDIS_URL": urls.redis_for(role), "TABULA_HOME": str(home)}  # fmt: skip
+
     children = [
-        Child(f"rules-{i}", "services.rules", logs / f"rules-{i}.log", env=env)
+        Child(f"rules-{i}", "services.rules", logs / f"rules-{i}.log", env=env("rules"))
         for i in range(rules_replicas)
     ]
     children += [
-        Child(n, f"services.{n}", logs / f"{n}.log", env=env) for n in ("randomness", "matchmaking")
+        Child(n, f"services.{n}", logs / f"{n}.log", env=env(n))
+        for n in ("randomness", "matchmaking")
     ]
     stack_file = stack_path(home)
     stop = asyncio.Event()
@@ -102,14 +142,14 @@ async def up(home: Path, rules_replicas: int, demo_games: int) -> None:
     try:
         for child in children:
             await child.start()
-        await wait_for_services(nats_url, [s for _, s in SERVICES])
-        found = msgspec.json.encode(
-            StackFile(nats_url=nats_url, redis_url=redis_url, pid=os.getpid())
-        )
-        stack_file.write_bytes(found)
+        await wait_for_services(urls.nats_for("admin"), [s for _, s in SERVICES])
+        stack = StackFile(nats_url=urls.nats_for("player"), redis_url=urls.redis_for("auditor"),
+                          admin_redis_url=urls.redis_for("admin"), pid=os.getpid())  # fmt: skip
+        access.write_private(stack_file, msgspec.json.encode(stack))
         with contextlib.suppress(OSError):  # a read-only home only loses the convenience
+            pointer = StackPointer(home=str(home), pid=os.getpid())
             user_pointer().parent.mkdir(parents=True, exist_ok=True)
-            user_pointer().write_bytes(found)
+            user_pointer().write_bytes(msgspec.json.encode(pointer))
         console.print(
             f"[green]Tabula is up[/]: {len(children)} services "
             f"({rules_replicas} rules replicas); logs in {logs}"
@@ -117,7 +157,8 @@ async def up(home: Path, rules_replicas: int, demo_games: int) -> None:
         if demo_games:
             from services.cli.demo import run_demo
 
-            await run_demo(nats_url, redis_url, demo_games, "chess3d", "", console, show=True)
+            await run_demo(stack.nats_url, stack.redis_url, demo_games, "chess3d", "", console,
+                           show=True)  # fmt: skip
         console.print(
             "Serving. Other terminals find this stack by itself "
             f"(TABULA_HOME={home}). Ctrl-C stops it."
@@ -126,7 +167,10 @@ async def up(home: Path, rules_replicas: int, demo_games: int) -> None:
     finally:
         stack_file.unlink(missing_ok=True)
         with contextlib.suppress(OSError, msgspec.DecodeError):
-            if msgspec.json.decode(user_pointer().read_bytes(), type=StackFile).pid == os.getpid():
+            if (
+                msgspec.json.decode(user_pointer().read_bytes(), type=StackPointer).pid
+                == os.getpid()
+            ):
                 user_pointer().unlink()
         for child in children:
             if child.proc and child.proc.returncode is None:

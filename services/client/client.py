@@ -10,7 +10,6 @@ from collections.abc import AsyncIterator
 from typing import TypeVar
 
 import msgspec
-import nats
 from nats.aio.client import Client as NATS
 from nats.aio.msg import Msg
 from nats.errors import NoRespondersError, TimeoutError
@@ -30,11 +29,13 @@ from contracts.commands import (
     Receipt,
     Reply,
     Request,
+    SeatGrant,
     View,
 )
 from contracts.envelope import SealedEvent, StoredEvent
 from contracts.errors import ErrorCode
-from services.client.sealing import open_bytes, unseal
+from services.client.sealing import new_reply_key, open_bytes, open_sealed, unseal
+from services.runtime import bus
 
 T = TypeVar("T", bound=Reply)
 _encode = msgspec.json.Encoder().encode
@@ -57,6 +58,25 @@ def new_id() -> str:
     return uuid.uuid4().hex
 
 
+class NewGame(msgspec.Struct, frozen=True, kw_only=True):
+    """A created game as its creator holds it: the seat tokens opened."""
+
+    game_id: str
+    version: int
+    hash: str
+    seats: list[SeatGrant]
+
+
+class Seated(msgspec.Struct, frozen=True, kw_only=True):
+    """A matchmaking assignment as its player holds it: the seat token opened."""
+
+    game_id: str
+    ruleset: str
+    variant: str
+    seat: int
+    token: str
+
+
 class Client:
     def __init__(self, nc: NATS, timeout: float = 5.0, retries: int = 3) -> None:
         self.nc = nc
@@ -65,7 +85,7 @@ class Client:
 
     @classmethod
     async def connect(cls, url: str, **kwargs: float | int) -> "Client":
-        nc = await nats.connect(url, name="tabula-client", max_reconnect_attempts=-1)
+        nc = await bus.connect(url, name="tabula-client", max_reconnect_attempts=-1)
         return cls(nc, **kwargs)  # type: ignore[arg-type]
 
     async def close(self) -> None:
@@ -105,17 +125,23 @@ class Client:
         position: str = "",
         command_id: str | None = None,
         reveal_deadline_ms: int | None = None,
-    ) -> Created:
+    ) -> NewGame:
+        """Create a game; its seat tokens come sealed to a key made for this request."""
+        private, public = new_reply_key()
         req = CreateGame(
             reveal_deadline_ms=reveal_deadline_ms,
             command_id=command_id or new_id(),
+            reply_key=public,
             ruleset=ruleset,
             variant=variant,
             game_id=game_id,
             players=players or [],
             position=position,
         )
-        return await self.request(subjects.RULES_CREATE, req, Created)
+        created = await self.request(subjects.RULES_CREATE, req, Created)
+        grants = open_sealed(private, f"seats:{created.game_id}", created.tokens)
+        return NewGame(game_id=created.game_id, version=created.version, hash=created.hash,
+                       seats=msgspec.json.decode(grants, type=list[SeatGrant]))  # fmt: skip
 
     async def act(
         self,
@@ -225,17 +251,28 @@ class Client:
 
     async def find_match(
         self, ruleset: str, variant: str = "", player: str = "", timeout: float = 60.0
-    ) -> Assignment:
-        """Queue for a game and wait for the seat assignment."""
-        ticket = new_id()
+    ) -> Seated:
+        """Queue for a game and wait for the seat assignment (its token sealed to us)."""
+        ticket, owner = new_id(), new_id()
+        private, public = new_reply_key()
         sub = await self.nc.subscribe(subjects.match_assigned(ticket), max_msgs=1)
         try:
             await self.request(
                 subjects.MATCH_ENQUEUE,
-                Enqueue(ticket=ticket, ruleset=ruleset, variant=variant, player=player),
+                Enqueue(
+                    ticket=ticket,
+                    ruleset=ruleset,
+                    variant=variant,
+                    player=player,
+                    reply_key=public,
+                    owner=owner,
+                ),
                 Queued,
             )
             msg = await sub.next_msg(timeout=timeout)
         finally:
             await sub.unsubscribe()
-        return msgspec.json.decode(msg.data, type=Assignment)
+        a = msgspec.json.decode(msg.data, type=Assignment)
+        token = open_sealed(private, f"assignment:{ticket}:{a.game_id}:{a.seat}", a.token)
+        return Seated(game_id=a.game_id, ruleset=a.ruleset, variant=a.variant, seat=a.seat,
+                      token=token.decode())  # fmt: skip

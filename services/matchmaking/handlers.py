@@ -1,9 +1,11 @@
 """Matchmaking: a queue per ruleset+variant; a full table becomes a game through rules.
 
-Each player is told its game, seat and token on its own ticket subject. The queues live in this
-process: a restart empties them and waiting players simply enqueue again.
+Each player is told its game, seat and token on its own ticket subject, the token sealed to the
+key the player queued with (anyone may listen there); only the ticket's owner cancels it. The
+queues live in this process: a restart empties them and waiting players simply enqueue again.
 """
 
+import hmac
 from collections import defaultdict
 
 import msgspec
@@ -17,8 +19,10 @@ from contracts.errors import ErrorCode
 from domain.core import VariantError
 from domain.registry import find_ruleset
 from services.client.client import Client, TabulaError
+from services.client.sealing import is_reply_key, seal_to
 
 log = structlog.get_logger()
+MIN_OWNER, MAX_OWNER = 16, 128
 
 
 class Matchmaker:
@@ -28,13 +32,21 @@ class Matchmaker:
         self.queues: defaultdict[tuple[str, str], list[Enqueue]] = defaultdict(list)
 
     async def enqueue(self, req: Enqueue) -> Reply:
+        if not is_reply_key(req.reply_key):
+            return Error(code=ErrorCode.MALFORMED,
+                         reason="reply_key must be an X25519 public key (64 hex)")  # fmt: skip
+        if not MIN_OWNER <= len(req.owner) <= MAX_OWNER:
+            return Error(code=ErrorCode.MALFORMED,
+                         reason=f"owner must be {MIN_OWNER} to {MAX_OWNER} characters")  # fmt: skip
         try:
             seats = find_ruleset(req.ruleset).create(req.variant).seats
         except VariantError as exc:
             return Error(code=exc.code, reason=exc.reason)
+        if (held := self._find(req.ticket)) is not None:
+            if not _same(held.owner, req.owner):
+                return Error(code=ErrorCode.FORBIDDEN, reason=f"ticket {req.ticket} is taken")
+            return Queued(ticket=req.ticket, waiting=len(self.queues[(held.ruleset, held.variant)]))
         queue = self.queues[(req.ruleset, req.variant)]
-        if any(t.ticket == req.ticket for t in queue):
-            return Queued(ticket=req.ticket, waiting=len(queue))
         queue.append(req)
         if len(queue) < seats:
             return Queued(ticket=req.ticket, waiting=len(queue))
@@ -52,22 +64,27 @@ class Matchmaker:
             code = exc.code if isinstance(exc, TabulaError) else ErrorCode.UNAVAILABLE
             return Error(code=code, reason=str(exc))
         for t, grant in zip(table, created.seats, strict=True):
-            note = Assignment(
-                ticket=t.ticket,
-                game_id=created.game_id,
-                ruleset=req.ruleset,
-                variant=req.variant,
-                seat=grant.seat,
-                token=grant.token,
-            )
+            token = seal_to(t.reply_key, f"assignment:{t.ticket}:{created.game_id}:{grant.seat}",
+                            grant.token.encode())  # fmt: skip
+            note = Assignment(ticket=t.ticket, game_id=created.game_id, ruleset=req.ruleset,
+                              variant=req.variant, seat=grant.seat, token=token)  # fmt: skip
             await self.nc.publish(subjects.match_assigned(t.ticket), msgspec.json.encode(note))
         log.info("paired", game_id=created.game_id, players=[t.player for t in table])
         return Queued(ticket=req.ticket, waiting=0)
 
+    def _find(self, ticket: str) -> Enqueue | None:
+        return next((t for q in self.queues.values() for t in q if t.ticket == ticket), None)
+
     async def cancel(self, req: Cancel) -> Reply:
-        for queue in self.queues.values():
-            for i, t in enumerate(queue):
-                if t.ticket == req.ticket:
-                    del queue[i]
-                    return Cancelled(ticket=req.ticket, found=True)
-        return Cancelled(ticket=req.ticket, found=False)
+        """Only the ticket's owner (the secret it queued with) takes it out of its queue."""
+        held = self._find(req.ticket)
+        if held is None:
+            return Cancelled(ticket=req.ticket, found=False)
+        if not _same(held.owner, req.owner):
+            return Error(code=ErrorCode.FORBIDDEN, reason=f"ticket {req.ticket} is not yours")
+        self.queues[(held.ruleset, held.variant)].remove(held)
+        return Cancelled(ticket=req.ticket, found=True)
+
+
+def _same(a: str, b: str) -> bool:
+    return hmac.compare_digest(a.encode(), b.encode())

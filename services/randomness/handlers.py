@@ -2,10 +2,17 @@
 
 The seed lives only under its own Redis key: never in an event before the game has ended, never
 in a log line, never on NATS until the reveal. A draw is a pure function of (seed, mix, nonce),
-so a retried or repeated request gets the same outcome (protocol section 2). Public outcomes
-(die, uniform) are answered; secret ones (a shuffle, which would show every future card, and a
-card salt) are written under the game's secret key in Redis for the rules service and never
-cross NATS.
+so a retried request gets the same outcome (protocol section 2). Public outcomes (die, uniform)
+are answered; secret ones (a shuffle, which would show every future card, and a card salt) are
+written under the game's secret key in Redis for the rules service and never cross NATS.
+
+Only the rules service may ask (the bus's permissions, services.runtime.access), and each
+outcome is bound to the game's progress:
+- write-once: a nonce's parameters (kind, n) and the game's mix are fixed by its first draw;
+  asking again with others gets `random/drawn` and changes nothing;
+- no peeking ahead: a new nonce must follow the last one drawn, and lie within `AHEAD` of the
+  next nonce the game's log is waiting for (the log is read incrementally, from where the
+  last draw left it).
 """
 
 import secrets
@@ -26,10 +33,23 @@ from contracts.commands import (
 )
 from contracts.errors import ErrorCode
 from domain import fairplay
-from services.runtime.eventstore import meta_key
+from services.runtime.eventstore import log_key, meta_key
 
 MAX_SHUFFLE = 1024
 SECRET_KINDS = frozenset({"shuffle", "salt"})
+NONCED = frozenset({"die", "uniform", "shuffle"})
+# How far past the log's next nonce one decision may draw before its events are appended (a
+# turn's dice and shuffles); a bound, not a window anyone can slide, since nonces are drawn in
+# order and each once.
+AHEAD = 64
+_DRAW_EVENTS = frozenset({b"RandomDrawn", b"DeckShuffled"})
+
+
+class _Nonce(msgspec.Struct):
+    nonce: int
+
+
+_nonce = msgspec.json.Decoder(_Nonce)
 
 
 def seed_key(game_id: str) -> str:
@@ -39,6 +59,12 @@ def seed_key(game_id: str) -> str:
 def secret_key(game_id: str) -> str:
     """Hash of secret outcomes: field "shuffle:<nonce>" (JSON order) or "salt:<position>"."""
     return f"tabula:game:{{{game_id}}}:secret"
+
+
+def drawn_key(game_id: str) -> str:
+    """The randomness service's own record: "n:<nonce>" -> "kind n", "mix", and how far it has
+    read the log ("log:version", "log:next")."""
+    return f"tabula:game:{{{game_id}}}:drawn"
 
 
 def secret_field(kind: str, nonce: int, n: int) -> str:
@@ -68,29 +94,73 @@ class Randomness:
             return _error(ErrorCode.UNKNOWN_GAME, f"no seed for game {req.game_id}")
         server_seed = seed.decode()
         try:
-            if req.kind == "salt":
+            if req.kind == "salt":  # a function of the seed and the deck position alone
                 salt = fairplay.card_salt(server_seed, req.game_id, req.n)
-                await self.redis.hset(secret_key(req.game_id), f"salt:{req.n}", salt)
+                await self.redis.hsetnx(secret_key(req.game_id), f"salt:{req.n}", salt)
                 return Drawn(game_id=req.game_id, nonce=req.nonce, kind=req.kind, n=req.n,
                              stored=True)  # fmt: skip
-            args = (server_seed, req.game_id, req.mix, req.nonce)
-            if req.kind == "die":
-                values = [fairplay.die(*args, req.n)]
-            elif req.kind == "uniform":
-                values = [fairplay.uniform(*args, req.n)]
-            elif req.kind == "shuffle":
-                if not 1 <= req.n <= MAX_SHUFFLE:
-                    raise ValueError(f"a shuffle takes 1 to {MAX_SHUFFLE} cards")
-                order = fairplay.shuffle(*args, req.n)
-                field = secret_field("shuffle", req.nonce, req.n)
-                await self.redis.hset(secret_key(req.game_id), field, msgspec.json.encode(order))
-                return Drawn(game_id=req.game_id, nonce=req.nonce, kind=req.kind, n=req.n,
-                             stored=True)  # fmt: skip
-            else:
+            if req.kind not in NONCED:
                 raise ValueError(f"unknown draw kind {req.kind!r} (die, uniform, shuffle, salt)")
+            if req.kind == "shuffle" and not 1 <= req.n <= MAX_SHUFFLE:
+                raise ValueError(f"a shuffle takes 1 to {MAX_SHUFFLE} cards")
+            args = (server_seed, req.game_id, req.mix, req.nonce, req.n)
+            # Compute before recording: a request the protocol refuses records nothing.
+            if req.kind == "die":
+                values = [fairplay.die(*args)]
+            elif req.kind == "uniform":
+                values = [fairplay.uniform(*args)]
+            else:
+                values = fairplay.shuffle(*args)
         except ValueError as exc:
             return _error(ErrorCode.MALFORMED, str(exc))
+        if (refused := await self._record(req)) is not None:
+            return refused
+        if req.kind == "shuffle":
+            field = secret_field("shuffle", req.nonce, req.n)
+            await self.redis.hsetnx(secret_key(req.game_id), field, msgspec.json.encode(values))
+            return Drawn(game_id=req.game_id, nonce=req.nonce, kind=req.kind, n=req.n,
+                         stored=True)  # fmt: skip
         return Drawn(game_id=req.game_id, nonce=req.nonce, kind=req.kind, n=req.n, values=values)
+
+    async def _record(self, req: Draw) -> Error | None:
+        """Bind the nonce to (kind, n) and the game to its mix, once; refuse anything else."""
+        key = drawn_key(req.game_id)
+        await self.redis.hsetnx(key, "mix", req.mix)
+        mix, done, before = await self.redis.hmget(
+            key, ["mix", f"n:{req.nonce}", f"n:{req.nonce - 1}"]
+        )
+        if mix.decode() != req.mix:
+            return _error(ErrorCode.DRAWN, "this game's draws are bound to another mix")
+        what = f"{req.kind} {req.n}"
+        if done is not None:
+            if done.decode() != what:
+                return _error(ErrorCode.DRAWN,
+                              f"nonce {req.nonce} was drawn as {done.decode()}")  # fmt: skip
+            return None  # a retry: the same outcome
+        if req.nonce > 0 and before is None:
+            return _error(ErrorCode.DRAW_AHEAD,
+                          f"nonce {req.nonce} before nonce {req.nonce - 1}")  # fmt: skip
+        waiting = await self._log_next_nonce(req.game_id)
+        if not waiting <= req.nonce < waiting + AHEAD:
+            return _error(ErrorCode.DRAW_AHEAD,
+                          f"nonce {req.nonce}: the log is waiting for nonce {waiting}")  # fmt: skip
+        if not await self.redis.hsetnx(key, f"n:{req.nonce}", what):
+            return await self._record(req)  # a concurrent first draw: judge against it
+        return None
+
+    async def _log_next_nonce(self, game_id: str) -> int:
+        """The nonce the game's log waits for: one past the last draw recorded in it."""
+        key = drawn_key(game_id)
+        version, nxt = await self.redis.hmget(key, ["log:version", "log:next"])
+        version, nxt = int(version or 0), int(nxt or 0)
+        while entries := await self.redis.xrange(log_key(game_id), f"(0-{version}", "+",
+                                                 count=500):  # fmt: skip
+            for entry_id, fields in entries:
+                if fields[b"type"] in _DRAW_EVENTS:
+                    nxt = max(nxt, _nonce.decode(fields[b"body"]).nonce + 1)
+                version = int(entry_id.split(b"-")[1])
+        await self.redis.hset(key, mapping={"log:version": version, "log:next": nxt})
+        return nxt
 
     async def reveal(self, req: RevealSeed) -> Reply:
         """The seed, once the log says the game has ended (the rules service marks it)."""

@@ -17,7 +17,7 @@ import hmac
 import re
 import time
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Awaitable, Sequence
 from dataclasses import dataclass, field
 
 import msgspec
@@ -55,7 +55,7 @@ from domain.core import table as tables
 from domain.core.table import Table
 from domain.registry import event_decoder, find_ruleset
 from services.client.client import Client, TabulaError
-from services.client.sealing import seal, seal_bytes
+from services.client.sealing import is_reply_key, seal, seal_bytes, seal_to
 from services.randomness.handlers import secret_field, secret_key
 from services.rules.tokens import seat_token
 from services.runtime.codec import decode_log, encode
@@ -195,6 +195,8 @@ class Rules:
         structlog.contextvars.bind_contextvars(game_id=game_id)
         if not GAME_ID.match(game_id):
             return error(ErrorCode.MALFORMED, f"game id {game_id!r} must match [a-z0-9-]{{1,64}}")
+        if not is_reply_key(req.reply_key):
+            return error(ErrorCode.MALFORMED, "reply_key must be an X25519 public key (64 hex)")
         try:
             ruleset = find_ruleset(req.ruleset)
             created = ruleset.create(req.variant, req.position)
@@ -203,7 +205,8 @@ class Rules:
         if req.players and len(req.players) != created.seats:
             return error(ErrorCode.MALFORMED,
                          f"{len(req.players)} players named for {created.seats} seats")  # fmt: skip
-        created = msgspec.structs.replace(created, game_id=game_id, players=list(req.players))
+        created = msgspec.structs.replace(created, game_id=game_id, players=list(req.players),
+                                          creator_key=req.reply_key)  # fmt: skip
         if req.reveal_deadline_ms is not None:
             if req.reveal_deadline_ms < 0:
                 return error(ErrorCode.MALFORMED, "reveal_deadline_ms must be >= 0")
@@ -227,13 +230,23 @@ class Rules:
         if not isinstance(result, Appended):
             return error(ErrorCode.GAME_EXISTS, f"game {game_id} already exists")
         tokens = self.tokens(game_id, created.seats)
-        if not result.duplicate:
+        if result.duplicate:
+            # A retry is answered to its creator only: the public command id is not enough.
+            first = await self.game(game_id)
+            if first is None or not hmac.compare_digest(
+                first.table.created.creator_key, req.reply_key
+            ):
+                reason = f"command {req.command_id} created {game_id} for another key"
+                return error(ErrorCode.FORBIDDEN, reason)
+        else:
             await self.store.register_game(game_id, ruleset.name, result.events[0].time_ms)
             game = Game(table, tokens, result.version, result.hash, result.events[-1].time_ms)
             self._remember(game_id, game)
             await self.publish(game, result, events)
-        grants = [SeatGrant(seat=s, token=t) for s, t in enumerate(tokens)]
-        return Created(game_id=game_id, version=result.version, hash=result.hash, seats=grants)
+        grants = msgspec.json.encode([SeatGrant(seat=s, token=t) for s, t in enumerate(tokens)])
+        return Created(game_id=game_id, version=result.version, hash=result.hash,
+                       seats=created.seats,
+                       tokens=seal_to(req.reply_key, f"seats:{game_id}", grants))  # fmt: skip
 
     async def act(self, req: Act) -> Reply:
         game = await self.game(req.game_id)
@@ -320,12 +333,15 @@ class Rules:
         """Obtain the outcomes: public ones from the reply, secret ones from Redis."""
         assert table.fair is not None
         mix = table.fair.mix
+
+        def ask(r: DrawRequest) -> Awaitable[Drawn]:
+            req = Draw(game_id=game_id, nonce=r.nonce or 0, kind=r.kind, n=r.n, mix=mix)
+            return self.random.request(subjects.RANDOM_DRAW, req, Drawn)
+
         try:
-            replies = await asyncio.gather(*(
-                self.random.request(subjects.RANDOM_DRAW, Draw(
-                    game_id=game_id, nonce=r.nonce or 0, kind=r.kind, n=r.n, mix=mix), Drawn)
-                for r in requests
-            ))  # fmt: skip
+            # One after another, in nonce order, as the randomness service requires (a nonce
+            # only after the one before it).
+            replies = [await ask(r) for r in requests]
         except (TabulaError, NATSError) as exc:
             raise RandomnessUnavailable(f"randomness service: {exc}") from exc
         secret = [secret_field(r.kind, r.nonce or 0, r.n) for r in requests]

@@ -18,8 +18,19 @@ class ConfigError(RuntimeError):
 
 
 class StackFile(msgspec.Struct, frozen=True):
+    """What a running `tabula up` tells the CLI (0600: it holds credentials). The CLI gets the
+    player's NATS credential and a read-only store user; `tabula import` the store's admin."""
+
     nats_url: str
     redis_url: str
+    pid: int
+    admin_redis_url: str = ""
+
+
+class StackPointer(msgspec.Struct, frozen=True):
+    """The per-user note of the last stack started: where it is, never its credentials."""
+
+    home: str
     pid: int
 
 
@@ -33,6 +44,12 @@ class Settings:
     secret: str | None
     log_level: str
     json_logs: bool
+    # The store's admin (`tabula import`): TABULA_ADMIN_REDIS_URL, else the stack's, else
+    # redis_url.
+    admin_redis_url: str = ""
+    # The stack's folder when it was found elsewhere than ./.tabula or TABULA_HOME: the CLI says
+    # which stack it uses rather than silently using another directory's.
+    found_at: Path | None = None
 
 
 def home() -> Path:
@@ -59,35 +76,46 @@ def read_stack(root: Path | None = None) -> StackFile | None:
         raise ConfigError(f"{path} is not a Tabula stack file: {exc}") from None
 
 
-def find_stack() -> StackFile | None:
-    """The running embedded stack: TABULA_HOME's when set; else the nearest .tabula/ in this
-    directory or a parent; else the last one this user started, if its process still runs."""
+def find_stack() -> tuple[StackFile, Path] | None:
+    """The running embedded stack and its folder: TABULA_HOME's when set; else the nearest
+    .tabula/ in this directory or a parent; else the last one this user started, if its
+    process still runs."""
     if "TABULA_HOME" in os.environ:
-        return read_stack()
+        stack = read_stack()
+        return (stack, home()) if stack else None
     for folder in (Path.cwd(), *Path.cwd().parents):
         if (stack := read_stack(folder / DEFAULT_HOME)) is not None:
-            return stack
+            return stack, folder / DEFAULT_HOME
     try:
-        stack = msgspec.json.decode(user_pointer().read_bytes(), type=StackFile)
+        pointer = msgspec.json.decode(user_pointer().read_bytes(), type=StackPointer)
     except (FileNotFoundError, msgspec.DecodeError):
         return None
-    return stack if Path(f"/proc/{stack.pid}").exists() else None
+    if not Path(f"/proc/{pointer.pid}").exists():
+        return None
+    stack = read_stack(Path(pointer.home))
+    return (stack, Path(pointer.home)) if stack else None
 
 
 def load() -> Settings:
     nats_url = os.environ.get("NATS_URL")
     redis_url = os.environ.get("REDIS_URL")
+    admin_redis_url = os.environ.get("TABULA_ADMIN_REDIS_URL", "")
+    found_at = None
     if not (nats_url and redis_url):
-        stack = find_stack()
-        if stack is None and not (nats_url or redis_url):
+        found = find_stack()
+        if found is None and not (nats_url or redis_url):
             raise ConfigError(
                 "no Tabula stack found: start one with `tabula up` (or `make run`), "
                 "or set NATS_URL and REDIS_URL"
             )
-        if stack is None:
+        if found is None:
             raise ConfigError("set both NATS_URL and REDIS_URL, or neither")
+        stack, folder = found
         nats_url = nats_url or stack.nats_url
         redis_url = redis_url or stack.redis_url
+        admin_redis_url = admin_redis_url or stack.admin_redis_url
+        if "TABULA_HOME" not in os.environ and folder != Path.cwd() / DEFAULT_HOME:
+            found_at = folder
     level = os.environ.get("TABULA_LOG_LEVEL", "info").lower()
     if level not in {"debug", "info", "warning", "error"}:
         raise ConfigError(f"TABULA_LOG_LEVEL must be debug|info|warning|error, not {level!r}")
@@ -99,4 +127,6 @@ def load() -> Settings:
         secret=os.environ.get("TABULA_SECRET") or None,
         log_level=level,
         json_logs=json_env != "0",
+        admin_redis_url=admin_redis_url or redis_url,
+        found_at=found_at,
     )

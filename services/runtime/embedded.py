@@ -82,9 +82,12 @@ class Server:
         self.proc.wait()
 
 
-def start_nats(log_dir: Path | None = None) -> Server:
+def start_nats(log_dir: Path | None = None, config: Path | None = None) -> Server:
+    """nats-server; with `config` (services.runtime.access) it admits only its users."""
     port = free_port()
     args = [nats_binary(), "-a", "127.0.0.1", "-p", str(port)]
+    if config:
+        args += ["-c", str(config)]
     log = None
     if log_dir:
         log = log_dir / "nats-server.log"
@@ -98,8 +101,11 @@ def start_nats(log_dir: Path | None = None) -> Server:
     return Server("nats", f"nats://127.0.0.1:{port}", proc, log)
 
 
-def start_valkey(data_dir: Path | None = None, port: int | None = None) -> Server:
-    """Valkey; with a data dir it is durable (AOF, fsync on every write) and never evicts."""
+def start_valkey(
+    data_dir: Path | None = None, port: int | None = None, acl: Path | None = None
+) -> Server:
+    """Valkey; with a data dir it is durable (AOF, fsync on every write) and never evicts; with
+    an ACL file (services.runtime.access) it admits only its users."""
     port = port or free_port()
     args = [
         valkey_binary(),
@@ -128,9 +134,13 @@ def start_valkey(data_dir: Path | None = None, port: int | None = None) -> Serve
         ]
     else:
         args += ["--appendonly", "no"]
+    if acl:
+        args += ["--aclfile", str(acl)]
     proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        _wait_ready(proc, port, b"PING\r\n", b"+PONG", "valkey-server")
+        # Without credentials a closed server answers NOAUTH: up all the same.
+        expect = b"-NOAUTH" if acl else b"+PONG"
+        _wait_ready(proc, port, b"PING\r\n", expect, "valkey-server")
     except EmbeddedError:
         proc.kill()
         raise

@@ -12,7 +12,6 @@ from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
 import msgspec
-import nats
 import redis.asyncio as aioredis
 import structlog
 import uvloop
@@ -25,7 +24,7 @@ from nats.micro.service import EndpointConfig, Service, ServiceConfig
 
 from contracts.commands import Error, Reply, Request
 from contracts.errors import ErrorCode
-from services.runtime import config, eventstore, logging
+from services.runtime import bus, config, eventstore, logging
 from services.runtime.config import Settings
 
 R = TypeVar("R", bound=Request)
@@ -142,7 +141,7 @@ async def serve(
     """Connect, build the service, serve until `stop`, then drain and close in order."""
     # no_echo: a service never hears its own publishes (the rules service follows committed
     # events to keep its cache current; its own are applied already). No service needs them.
-    nc = await nats.connect(settings.nats_url, max_reconnect_attempts=-1, no_echo=True)
+    nc = await bus.connect(settings.nats_url, max_reconnect_attempts=-1, no_echo=True)
     redis = eventstore.connect(settings.redis_url)
     app: ServiceApp | None = None
     try:

@@ -31,7 +31,7 @@ from contracts.events import (
     SetupRevealed,
 )
 from domain import fairplay, registry
-from domain.audit import IN_PLAY_NOTE, AuditReport, audit
+from domain.audit import IN_PLAY_NOTE, MISSING, NO_HEAD_NOTE, AuditReport, StoreHead, audit
 from domain.core import Outcome, Rejection
 from tests.rulesets import register
 from tests.rulesets.driver import LocalGame, play_locally, setup_bytes
@@ -208,9 +208,15 @@ def failed_at(report: AuditReport, version: int, type_: str, *words: str) -> Non
 # -- an honest game -------------------------------------------------------------------------
 
 
+def head_of(stored: list[StoredEvent], result: str = "1-0") -> StoreHead:
+    """The head the store keeps for `stored` (its meta): last version and hash, the result."""
+    return StoreHead(stored[-1].version, stored[-1].hash, result)
+
+
 def test_honest_game_passes_every_check_with_counts() -> None:
     """Every check of a finished honest game passes; the report counts what it covered."""
-    report = audit(chained(honest()))
+    stored = chained(honest())
+    report = audit(stored, head_of(stored))
     assert report.ok, report.failure
     assert report.failure is None
     assert (report.game_id, report.ruleset, report.events, report.status) == (
@@ -229,7 +235,90 @@ def test_honest_game_passes_every_check_with_counts() -> None:
     assert "setups: 2" in lines
     assert "seal: records version 18" in lines
     assert any(line.startswith("replay: 20 events folded, 1-0 by points") for line in lines)
+    assert any(line.startswith("store head: the log ends at the store's head, version 20 ")
+               and line.endswith("result 1-0") for line in lines)  # fmt: skip
     assert report.notes == ()
+
+
+# -- the store's head: a tail cut off ------------------------------------------------------------
+
+
+def test_without_a_head_the_report_says_the_tail_is_unchecked() -> None:
+    """An export has no store head: the audit passes as before and says what it could not see."""
+    report = audit(chained(honest()))
+    assert report.ok, report.failure
+    assert report.notes == (NO_HEAD_NOTE,)
+    assert "store head" not in {c.name for c in report.checks}
+
+
+@pytest.mark.parametrize(("cut", "missing"), [(1, "event 20 is missing"),
+                                              (3, "events 18..20 are missing")])  # fmt: skip
+def test_a_log_cut_short_of_the_store_head_fails_naming_the_missing_events(
+    cut: int, missing: str
+) -> None:
+    """The last event, or the last three (end, seal, seed reveal), deleted: the rest is a
+    valid chain, but the store's head is further on."""
+    stored = chained(honest())
+    head = head_of(stored)
+    report = audit(stored[:-cut], head)
+    failed_at(report, 21 - cut, MISSING, f"the store's head is at version 20 but the log ends "
+              f"at {20 - cut}: {missing}")  # fmt: skip
+    assert report.notes == ()
+    assert "store head" not in {c.name for c in report.checks}
+
+
+def test_a_race_game_cut_by_its_last_three_events_fails() -> None:
+    """A race game sealed after its seed reveal: GameEnded, SeedRevealed, GameSealed deleted."""
+    game_id, events = race_log(0)
+    stored = chained(events, game_id)
+    assert [s.type for s in stored[-3:]] == ["GameEnded", "SeedRevealed", "GameSealed"]
+    n = len(stored)
+    assert audit(stored[:-3]).ok  # the chain alone cannot tell
+    failed_at(audit(stored[:-3], head_of(stored, "")), n - 2, MISSING,
+              f"events {n - 2}..{n} are missing")  # fmt: skip
+
+
+def test_a_head_hash_other_than_the_log_fails_at_the_head() -> None:
+    """Same length, another hash: the log is not the one the store appended."""
+    stored = chained(honest())
+    head = StoreHead(20, "ab" * 32, "1-0")
+    failed_at(audit(stored, head), 20, "SeedRevealed", "the store's head hash at version 20")
+
+
+def test_a_log_running_past_the_store_head_fails_at_the_first_extra_event() -> None:
+    """Events the store's head does not cover were not appended through it."""
+    stored = chained(honest())
+    failed_at(audit(stored, head_of(stored[:17], "")), 18, "GameEnded",
+              "runs past the store's head at version 17: events 18..20 are")  # fmt: skip
+
+
+def test_a_result_in_the_store_without_a_game_ended_fails() -> None:
+    """The meta says the game ended, the log (cut and re-headed) never says so."""
+    stored = chained(honest())[:17]
+    failed_at(audit(stored, head_of(stored, "1-0")), 17, "CardRevealed",
+              "the store records the result 1-0, but the log has no GameEnded")  # fmt: skip
+
+
+def test_a_result_in_the_store_other_than_the_game_ended_fails() -> None:
+    """The meta and the log's GameEnded disagree on who won."""
+    stored = chained(honest())
+    failed_at(audit(stored, head_of(stored, "0-1")), 18, "GameEnded", "says 1-0")
+
+
+def test_a_game_in_play_at_its_head_passes() -> None:
+    """In play, no result yet: the log at the store's head passes, with the in-play note."""
+    stored = chained(honest()[:17])
+    report = audit(stored, head_of(stored, ""))
+    assert report.ok, report.failure
+    assert report.notes == (IN_PLAY_NOTE,)
+    assert "store head" in {c.name for c in report.checks}
+
+
+def test_an_empty_log_with_a_head_names_every_missing_event() -> None:
+    """Every entry deleted: the head still names what was there."""
+    report = audit([], StoreHead(20, "ab" * 32, "1-0"))
+    assert report.failure is not None
+    assert report.failure.message.endswith("events 1..20 are missing")
 
 
 def test_game_in_play_is_not_a_failure_and_says_draws_wait_for_the_seed() -> None:
@@ -475,13 +564,17 @@ def first(events: list[Event], kind: type[Event]) -> int:
 
 @pytest.mark.parametrize("seed", RACE_SEEDS)
 def test_race_games_pass(seed: int) -> None:
-    """Whole race games (dice, a shuffle, dealt and played cards, hidden setups) pass."""
+    """Whole race games (dice, a shuffle, dealt and played cards, hidden setups) pass, also
+    against the head the store keeps for them."""
     game_id, events = race_log(seed)
-    report = audit(chained(events, game_id))
+    stored = chained(events, game_id)
+    ended = events[first(events, GameEnded) - 1]
+    assert isinstance(ended, GameEnded)
+    report = audit(stored, head_of(stored, ended.result))
     assert report.ok, report.failure
     assert report.status == "ended"
     names = {c.name for c in report.checks}
-    assert {"chain", "seed", "client seeds", "setups", "seal", "replay"} <= names
+    assert {"chain", "seed", "client seeds", "setups", "seal", "store head", "replay"} <= names
 
 
 @pytest.mark.parametrize("seed", RACE_SEEDS)

@@ -1,18 +1,35 @@
 """The `tabula` command as a user runs it: up with a demo game, replay, verify, tamper, restart."""
 
 import asyncio
+import base64
+import json
 import os
 import re
 import signal
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+import redis.asyncio as aioredis
+
+from contracts.envelope import StoredEvent
 from services.client.client import Client
-from services.runtime.config import read_stack
-from services.runtime.eventstore import EventStore, log_key
+from services.runtime.config import Settings, read_stack
+from services.runtime.eventstore import (
+    GAMES_INDEX,
+    EventStore,
+    commands_key,
+    log_key,
+    meta_key,
+)
+from tests.contracts.test_golden import load
 
 TABULA = str(Path(sys.executable).parent / "tabula")
+GOLDEN = Path(__file__).parents[1] / "contracts" / "golden"
+# Nothing listens on port 1: both connections are refused at once.
+NOWHERE = ("nats://127.0.0.1:1", "redis://127.0.0.1:1")
 
 
 def tabula(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -25,6 +42,24 @@ def tabula(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
         timeout=120,
         check=False,
     )
+
+
+def tabula_at(home: Path, urls: tuple[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    """The command pointed at given servers (NATS_URL, REDIS_URL), as a user sets them."""
+    env = {**os.environ, "TABULA_HOME": str(home), "NATS_URL": urls[0], "REDIS_URL": urls[1]}
+    return subprocess.run([TABULA, *args], env=env, capture_output=True, text=True, timeout=120,
+                          check=False)  # fmt: skip
+
+
+def one_line_error(result: subprocess.CompletedProcess[str], code: int, *words: str) -> None:
+    """Exit `code`, nothing on stdout, one line on stderr holding `words`, no traceback."""
+    assert "Traceback" not in result.stdout + result.stderr, result.stderr
+    assert result.returncode == code, (result.returncode, result.stderr)
+    assert result.stdout == ""
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    for word in words:
+        assert word in lines[0], lines[0]
 
 
 def start_up(home: Path, *args: str) -> subprocess.Popen[str]:
@@ -66,6 +101,10 @@ def test_up_demo_replay_verify_tamper_and_restart(tmp_path: Path) -> None:
         game_id = game.group(1)
         stack = read_stack(home)
         assert stack is not None
+        # Credentials stay the operator's: nothing under .tabula/ that holds one is readable
+        # by other users.
+        for secret in (home / "stack.json", *(home / "secrets").iterdir()):
+            assert secret.stat().st_mode & 0o077 == 0, secret
 
         replay = tabula(home, "replay", game_id)
         assert replay.returncode == 0, replay.stderr
@@ -86,8 +125,9 @@ def test_up_demo_replay_verify_tamper_and_restart(tmp_path: Path) -> None:
         assert tabula(home, "verify", game_id).returncode == 0
 
         async def tamper() -> int:
-            """Rewrite the stream with one body byte changed (ids and hashes kept)."""
-            store = EventStore.from_url(stack.redis_url)
+            """Rewrite the stream with one body byte changed (ids and hashes kept): only the
+            operator (the store's admin) can."""
+            store = EventStore.from_url(stack.admin_redis_url)
             try:
                 entries = await store.redis.xrange(log_key(game_id))
                 victim = len(entries) // 2
@@ -153,3 +193,126 @@ def test_demo_yavoch_audits_every_game_and_replay_draws_the_levels(tmp_path: Pat
         assert re.search(r"level 1 +level 2 +level 3 +level 4 +level 5", replay.stdout)
     finally:
         stop(up)
+
+
+# -- the store's head: a log cut short (issue 9, attack 6) -----------------------------------------
+
+
+async def forget(redis: "aioredis.Redis", game_id: str) -> None:
+    await redis.delete(log_key(game_id), meta_key(game_id), commands_key(game_id))
+    await redis.zrem(GAMES_INDEX, game_id)
+
+
+async def imported(store: EventStore, redis: "aioredis.Redis", name: str) -> list[StoredEvent]:
+    """A golden game loaded into the session's store as `tabula import` loads it."""
+    stored = load(GOLDEN / f"{name}.jsonl")
+    await forget(redis, stored[0].game_id)
+    await store.import_log(stored)
+    return stored
+
+
+async def test_a_log_cut_short_fails_verify_and_audit_naming_the_missing_events(
+    store: EventStore, redis: "aioredis.Redis", role_settings: Callable[[str], Settings],
+    tmp_path: Path,
+) -> None:  # fmt: skip
+    """The operator deletes a finished game's last event, then its last three (end, seed
+    reveal, seal), with XDEL. What is left is a valid chain that looks like a game in play;
+    the store's head (meta) names the cut. The untouched game still passes."""
+    auditor = role_settings("auditor")  # the CLI's read-only user
+
+    async def tabula_as_auditor(*args: str) -> subprocess.CompletedProcess[str]:
+        urls = (auditor.nats_url, auditor.redis_url)
+        return await asyncio.to_thread(tabula_at, tmp_path, urls, *args)
+
+    cut = await imported(store, redis, "yavoch-decker-v1")
+    kept = await imported(store, redis, "yavoch-full-v1")
+    game, n = cut[0].game_id, len(cut)
+    assert [s.type for s in cut[-3:]] == ["GameEnded", "SeedRevealed", "GameSealed"]
+    try:
+        for command in ("verify", "audit"):
+            assert (await tabula_as_auditor(command, game)).returncode == 0
+
+        for deleted, missing in (
+            ([n], f"the log ends at {n - 1}: event {n} is missing"),
+            ([n - 1, n - 2], f"the log ends at {n - 3}: events {n - 2}..{n} are missing"),
+        ):
+            assert await redis.xdel(log_key(game), *(f"0-{v}" for v in deleted)) == len(deleted)
+            verify = await tabula_as_auditor("verify", game)
+            one_line_error(verify, 1, "FAILED", f"store's head is at version {n}", missing)
+            audit = await tabula_as_auditor("audit", game)
+            assert audit.returncode == 1, audit.stdout
+            assert "Traceback" not in audit.stdout + audit.stderr
+            assert missing in audit.stdout
+            assert f"FAILED: the first discrepancy is at event {min(deleted)} (missing)" in (
+                audit.stdout
+            )
+
+        for command in ("verify", "audit"):
+            untouched = await tabula_as_auditor(command, kept[0].game_id)
+            assert untouched.returncode == 0, untouched.stdout + untouched.stderr
+    finally:
+        await forget(redis, game)
+        await forget(redis, kept[0].game_id)
+
+
+# -- errors are one line, never a traceback ------------------------------------------------------
+
+
+CONNECTING = [("games",), ("log", "g-x"), ("verify", "g-x"), ("audit", "g-x"),
+              ("replay", "g-x"), ("export", "g-x"), ("demo",)]  # fmt: skip
+
+
+@pytest.mark.parametrize("args", CONNECTING, ids=lambda args: args[0])
+def test_unreachable_servers_are_one_line(tmp_path: Path, args: tuple[str, ...]) -> None:
+    """Servers that refuse the connection: one line naming what cannot be reached, exit 1."""
+    one_line_error(tabula_at(tmp_path, NOWHERE, *args), 1, "cannot reach")
+
+
+BAD_DEMOS = [(("--ruleset", "nosuch"), "unknown ruleset 'nosuch'"),
+             (("--variant", "bogus"), "ruleset/bad-variant"),
+             (("--ruleset", "cyvasse", "--variant", "Z"), "unknown variant item 'Z'")]  # fmt: skip
+
+
+@pytest.mark.parametrize(("args", "says"), BAD_DEMOS)
+def test_demo_with_a_bad_ruleset_or_variant_is_a_usage_error(
+    tmp_path: Path, args: tuple[str, ...], says: str
+) -> None:
+    """Checked before anything connects: the servers are not even reachable here."""
+    one_line_error(tabula_at(tmp_path, NOWHERE, "demo", *args), 2, says)
+
+
+async def test_replay_and_export_refuse_bad_arguments_in_one_line(
+    store: EventStore, redis: "aioredis.Redis", role_settings: Callable[[str], Settings],
+    tmp_path: Path,
+) -> None:  # fmt: skip
+    """`replay --to` outside the log, `export -o` where no file can be written, and `replay
+    --file` of an export whose event does not decode."""
+    auditor = role_settings("auditor")
+    stored = await imported(store, redis, "chess3d-v1")
+    game, n = stored[0].game_id, len(stored)
+
+    def tabula_as_auditor(*args: str) -> subprocess.CompletedProcess[str]:
+        return tabula_at(tmp_path, (auditor.nats_url, auditor.redis_url), *args)
+
+    try:
+        for to in ("0", str(n + 1)):
+            replay = await asyncio.to_thread(tabula_as_auditor, "replay", game, "--to", to)
+            one_line_error(replay, 2, f"--to {to} is not a version of {game} (1..{n})")
+        a_file = tmp_path / "a-file"
+        a_file.write_text("")
+        for path, why in ((tmp_path / "nonexistent" / "x.jsonl", "No such file or directory"),
+                          (a_file / "x.jsonl", "Not a directory")):  # fmt: skip
+            export = await asyncio.to_thread(tabula_as_auditor, "export", game, "-o", str(path))
+            one_line_error(export, 2, f"cannot write {path}: {why}")
+            assert not path.exists()
+
+        path = tmp_path / "game.jsonl"
+        exported = await asyncio.to_thread(tabula_as_auditor, "export", game, "-o", str(path))
+        assert exported.returncode == 0, exported.stderr
+        lines = [json.loads(line) for line in path.read_text().splitlines()]
+        lines[1]["body_b64"] = base64.b64encode(b'{"type":"Nope"}').decode()
+        path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+        replay = await asyncio.to_thread(tabula_as_auditor, "replay", "--file", str(path))
+        one_line_error(replay, 1, f"cannot replay {path}", "tabula audit")
+    finally:
+        await forget(redis, game)

@@ -14,6 +14,7 @@ from pathlib import Path
 import msgspec
 import nats
 import pytest
+from nats.aio.client import Client as NATS
 from nats.aio.msg import Msg
 from typer.testing import CliRunner, Result
 
@@ -82,8 +83,9 @@ async def test_a_fair_game_through_the_services_passes_the_audit(
     assert report.ok, report.failure
 
 
-async def test_nothing_secret_crosses_nats_before_its_reveal(client: Client, store: EventStore
-                                                              ) -> None:  # fmt: skip
+async def test_nothing_secret_crosses_nats_before_its_reveal(
+    client: Client, store: EventStore, admin_bus: NATS
+) -> None:
     """Every message on `>` (requests, replies, notices, sealed boxes) during a whole game:
     none holds the server seed before the game ends, a card's salt before that card is
     revealed, a deck order, or a setup before its reveal."""
@@ -92,9 +94,9 @@ async def test_nothing_secret_crosses_nats_before_its_reveal(client: Client, sto
     async def record(msg: Msg) -> None:
         wire.append(msg.subject.encode() + b" " + msg.data)
 
-    spy = await client.nc.subscribe(">", cb=record)
+    spy = await admin_bus.subscribe(">", cb=record)
     game_id = await play_race(client)
-    await client.nc.flush()
+    await admin_bus.flush()
     await spy.unsubscribe()
     _, events = decode_log(await store.read_all(game_id))
 

@@ -5,6 +5,7 @@ import asyncio
 
 import msgspec
 import pytest
+from nats.aio.client import Client as NATS
 from nats.aio.msg import Msg
 
 from contracts.envelope import StoredEvent
@@ -59,7 +60,7 @@ async def test_bot_games_reach_a_result_and_pass_the_audit(
 
 
 async def test_no_hand_no_deck_order_and_no_seed_cross_nats_before_their_time(
-    client: Client, store: EventStore
+    client: Client, store: EventStore, admin_bus: NATS
 ) -> None:
     """Y-7.2-7.5, fair-play 1.6 and 2: during a whole Full Yavoch game, every message on `>`
     is recorded; no card's salt before that card is turned face up (or the game ends), no
@@ -69,9 +70,9 @@ async def test_no_hand_no_deck_order_and_no_seed_cross_nats_before_their_time(
     async def record(msg: Msg) -> None:
         wire.append(msg.subject.encode() + b" " + msg.data)
 
-    spy = await client.nc.subscribe(">", cb=record)
+    spy = await admin_bus.subscribe(">", cb=record)
     game_id = await play(client, "full+turn_limit=60", seeds=(5, 6))
-    await client.nc.flush()
+    await admin_bus.flush()
     await spy.unsubscribe()
     stored = await store.read_all(game_id)
     _, events = decode_log(stored)

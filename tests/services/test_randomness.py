@@ -1,4 +1,8 @@
-"""The randomness service: committed seeds, idempotent draws, secrets kept off NATS."""
+"""The randomness service: committed seeds, idempotent draws, secrets kept off NATS; outcomes
+written once and bound to the game's progress. It answers the rules service only, so these tests
+ask as the rules service does (tests/security shows that nobody else gets an answer)."""
+
+from collections.abc import AsyncIterator, Callable
 
 import msgspec
 import pytest
@@ -15,10 +19,21 @@ from contracts.commands import (
 from contracts.errors import ErrorCode
 from domain import fairplay
 from services.client.client import Client, TabulaError
-from services.randomness.handlers import secret_key, seed_key
-from services.runtime.eventstore import meta_key
+from services.randomness.handlers import AHEAD, secret_key, seed_key
+from services.runtime.config import Settings
+from services.runtime.eventstore import EventStore, NewEvent, meta_key
 
 MIX = fairplay.mix(["alice0123456789ab", "bob0123456789abcd"])
+
+
+@pytest.fixture
+async def client(
+    stack: Settings, role_settings: Callable[[str], Settings]
+) -> AsyncIterator[Client]:
+    """The randomness service's one caller: the rules service's user."""
+    c = await Client.connect(role_settings("rules").nats_url)
+    yield c
+    await c.close()
 
 
 async def draw(client: Client, game_id: str, nonce: int, kind: str, n: int) -> Drawn:
@@ -51,6 +66,8 @@ async def test_dice_recompute_and_a_retry_gets_the_same_outcome(client: Client, 
 async def test_a_shuffle_and_a_salt_are_stored_not_sent(client: Client, redis) -> None:  # type: ignore[no-untyped-def]
     """Secret outcomes never cross NATS: they are written under the game's secret key."""
     seed, _ = await seed_of(client, redis, "rnd-3")
+    for nonce in range(5):
+        await draw(client, "rnd-3", nonce, "die", 6)
     deck = await draw(client, "rnd-3", 5, "shuffle", 52)
     assert (deck.values, deck.stored) == ([], True)
     order = msgspec.json.decode(await redis.hget(secret_key("rnd-3"), "shuffle:5"))
@@ -82,3 +99,42 @@ async def test_draw_errors_are_typed(client: Client, redis) -> None:  # type: ig
         with pytest.raises(TabulaError) as exc:
             await draw(client, "rnd-5", 0, kind, n)
         assert exc.value.code == ErrorCode.MALFORMED
+
+
+async def test_an_outcome_is_written_once(client: Client, redis) -> None:  # type: ignore[no-untyped-def]
+    """A nonce drawn once keeps its kind and n, and the game its mix: another request for it
+    gets `random/drawn` and the stored shuffle stays the protocol's."""
+    seed, _ = await seed_of(client, redis, "rnd-6")
+    await draw(client, "rnd-6", 0, "shuffle", 52)
+    stored = await redis.hget(secret_key("rnd-6"), "shuffle:0")
+    bogus = Draw(game_id="rnd-6", nonce=0, kind="shuffle", n=52, mix="0" * 64)
+    for req in (bogus, Draw(game_id="rnd-6", nonce=0, kind="shuffle", n=40, mix=MIX),
+                Draw(game_id="rnd-6", nonce=0, kind="die", n=6, mix=MIX)):  # fmt: skip
+        with pytest.raises(TabulaError) as exc:
+            await client.request(subjects.RANDOM_DRAW, req, Drawn)
+        assert exc.value.code == ErrorCode.DRAWN
+    assert await redis.hget(secret_key("rnd-6"), "shuffle:0") == stored
+    assert msgspec.json.decode(stored) == fairplay.shuffle(seed, "rnd-6", MIX, 0, 52)
+
+
+async def test_no_nonce_is_drawn_ahead_of_the_log(client: Client, redis, store: EventStore) -> None:  # type: ignore[no-untyped-def]
+    """A nonce comes only after the one before it, and within AHEAD of the nonce the log waits
+    for; once the log records the draws, the window moves on."""
+    game = "rnd-7"
+    seed, _ = await seed_of(client, redis, game)
+    with pytest.raises(TabulaError) as exc:
+        await draw(client, game, 3, "die", 6)  # nonces 0-2 not drawn
+    assert exc.value.code == ErrorCode.DRAW_AHEAD
+    for nonce in range(AHEAD):
+        await draw(client, game, nonce, "die", 6)
+    with pytest.raises(TabulaError) as exc:
+        await draw(client, game, AHEAD, "die", 6)  # the log still waits for nonce 0
+    assert exc.value.code == ErrorCode.DRAW_AHEAD
+    assert not await redis.hexists("tabula:game:{rnd-7}:drawn", f"n:{AHEAD}")
+    recorded = msgspec.json.encode(
+        {"type": "RandomDrawn", "nonce": 0, "kind": "die", "n": 6, "purpose": "t", "value": 1}
+    )
+    await store.append(game, 0, fairplay.genesis_hash(game), "c1",
+                       [NewEvent("RandomDrawn", recorded)])  # fmt: skip
+    moved = await draw(client, game, AHEAD, "die", 6)
+    assert moved.values == [fairplay.die(seed, game, MIX, AHEAD, 6)]

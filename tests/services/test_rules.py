@@ -8,12 +8,13 @@ import pytest
 import structlog
 
 from contracts import subjects
-from contracts.commands import Error
+from contracts.commands import Created, CreateGame, Error
 from contracts.envelope import StoredEvent
 from contracts.errors import ErrorCode
 from domain import fairplay
 from domain.core import fold
 from services.client.client import Client, TabulaError
+from services.client.sealing import new_reply_key, open_sealed
 from services.rules.__main__ import build as rules_build
 from services.runtime.codec import decode_log
 from services.runtime.config import Settings
@@ -72,9 +73,18 @@ async def test_a_retried_command_is_applied_once(client: Client, store: EventSto
 
 
 async def test_a_retried_create_returns_the_same_game_and_tokens(client: Client) -> None:
-    a = await client.create_game("chess3d", command_id="create-once")
-    b = await client.create_game("chess3d", command_id="create-once")
-    assert (a.game_id, a.seats, a.hash) == (b.game_id, b.seats, b.hash)
+    """The same request again (as the client retries it: the same key) gets the same game,
+    and the same tokens sealed to that key; the same command id with another key gets none."""
+    private, public = new_reply_key()
+    req = CreateGame(command_id="create-once", reply_key=public, ruleset="chess3d")
+    a = await client.request(subjects.RULES_CREATE, req, Created)
+    b = await client.request(subjects.RULES_CREATE, req, Created)
+    assert (a.game_id, a.version, a.hash) == (b.game_id, b.version, b.hash)
+    purpose = f"seats:{a.game_id}"
+    assert open_sealed(private, purpose, a.tokens) == open_sealed(private, purpose, b.tokens)
+    with pytest.raises(TabulaError) as exc:
+        await client.create_game("chess3d", command_id="create-once")
+    assert exc.value.code == ErrorCode.FORBIDDEN
 
 
 async def test_creating_an_existing_game_id_is_refused(client: Client) -> None:

@@ -1,0 +1,181 @@
+"""Who may do what on the bus and in the store: every role's NATS permissions and Valkey ACL.
+
+The bus and the store are private to the services. Each service has its own user, allowed the
+subjects it serves and calls and the keys and commands it needs, nothing more; players and bots
+get the `player` role, which can only do what a player may; `auditor` reads logs (the CLI's
+read-only commands); `admin` is the operator's. Nobody but the operator may XDEL, XTRIM or DEL.
+
+A user's replies arrive under its own inbox prefix (`_INBOX.<user>.`), which no other user may
+subscribe to. Players share one role, so whatever a reply holds for one player alone (seat
+tokens, a matchmaking assignment) is sealed to a key that player sent with the request
+(services.client.sealing); the rest of a player's replies are public information anyway.
+
+`tabula up` writes the generated passwords under `.tabula/secrets/` (0600) and starts the
+embedded servers with the files this module renders; deploy/ documents the same files for
+servers of your own (`tabula access` prints them).
+"""
+
+import hashlib
+import os
+import secrets
+from pathlib import Path
+from typing import Final
+from urllib.parse import quote, urlsplit, urlunsplit
+
+import msgspec
+
+from contracts import subjects
+
+SERVICES: Final = ("rules", "randomness", "matchmaking")
+ROLES: Final = (*SERVICES, "player", "auditor", "admin")
+SRV: Final = "$SRV.>"  # NATS micro discovery (PING, INFO, STATS), served by every service
+
+
+def inbox_prefix(user: str) -> str:
+    return f"_INBOX.{user}"
+
+
+def _inbox(user: str) -> str:
+    return inbox_prefix(user) + ".>"
+
+
+_P = subjects.PREFIX
+# publish / subscribe allow-lists; `allow_responses` lets a service answer the requests it gets.
+NATS_PERMISSIONS: Final[dict[str, dict[str, list[str]]]] = {
+    "rules": {
+        "publish": [
+            subjects.RANDOM_SEED,
+            subjects.RANDOM_DRAW,
+            subjects.RANDOM_REVEAL,
+            f"{_P}.game.>",
+        ],
+        "subscribe": [f"{_P}.rules.>", subjects.all_game_events(), SRV, _inbox("rules")],
+    },
+    # Answers the rules service only: nobody else may publish on its subjects.
+    "randomness": {"publish": [], "subscribe": [f"{_P}.random.>", SRV]},
+    "matchmaking": {
+        "publish": [subjects.RULES_CREATE, subjects.all_match_assignments()],
+        "subscribe": [subjects.MATCH_ENQUEUE, subjects.MATCH_CANCEL, SRV, _inbox("matchmaking")],
+    },
+    "player": {
+        "publish": [
+            subjects.RULES_CREATE,
+            subjects.RULES_ACT,
+            subjects.RULES_READ,
+            subjects.RULES_VIEW,
+            subjects.MATCH_ENQUEUE,
+            subjects.MATCH_CANCEL,
+        ],
+        "subscribe": [
+            subjects.all_game_events(),
+            subjects.all_seat_events(),
+            subjects.all_match_assignments(),
+            _inbox("player"),
+        ],
+    },
+    "auditor": {"publish": [], "subscribe": [subjects.all_game_events(), _inbox("auditor")]},
+    "admin": {"publish": [">"], "subscribe": [">"]},
+}
+
+_GAME = "tabula:game:*"
+# Valkey ACL rules per role, after `on #<sha256 of the password>`. Key patterns: `~` read and
+# write, `%R~` read only. Players have no user here. No role but admin gets XDEL, XTRIM, DEL,
+# UNLINK, FLUSH* or CONFIG.
+VALKEY_RULES: Final[dict[str, str]] = {
+    # Appends (one Lua script), reads logs, keeps meta and command ids, reads secret outcomes
+    # (a shuffle, a card salt) but never the seed.
+    "rules": (
+        f"~{_GAME}:log ~{_GAME}:meta ~{_GAME}:cmds %R~{_GAME}:secret ~tabula:games "
+        "~tabula:secret +@connection +@read -keys -scan "
+        "+evalsha +eval +script|load +xadd +hset +hsetnx +zadd +set"
+    ),
+    # The only reader of seeds; writes secret outcomes once; reads the log to bind each draw
+    # to the game's progress and the meta to know a game has ended.
+    "randomness": (
+        f"~{_GAME}:seed ~{_GAME}:secret ~{_GAME}:drawn %R~{_GAME}:meta %R~{_GAME}:log "
+        "+@connection +get +set +hget +hmget +hset +hsetnx +hexists +xrange"
+    ),
+    "matchmaking": "resetkeys +@connection",
+    "auditor": (
+        f"%R~{_GAME}:log %R~{_GAME}:meta %R~{_GAME}:cmds %R~tabula:games "
+        "+@connection +@read -keys -scan"
+    ),
+    "admin": "~* &* +@all",
+}
+
+
+class Credentials(msgspec.Struct, frozen=True):
+    """A password per role (generated; kept 0600, never in the repo)."""
+
+    passwords: dict[str, str]
+
+    @classmethod
+    def generate(cls) -> "Credentials":
+        return cls({role: secrets.token_hex(24) for role in ROLES})
+
+
+def write_private(path: Path, data: bytes) -> None:
+    """Create or replace `path` readable by its owner only (never briefly world-readable)."""
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "wb") as f:
+        f.write(data)
+    os.replace(tmp, path)
+
+
+def load_or_create(folder: Path) -> Credentials:
+    """The credentials kept in `folder` (created once, then reused across restarts)."""
+    path = folder / "credentials.json"
+    try:
+        return msgspec.json.decode(path.read_bytes(), type=Credentials)
+    except FileNotFoundError:
+        creds = Credentials.generate()
+        write_private(path, msgspec.json.encode(creds))
+        return creds
+
+
+def nats_config(creds: Credentials) -> str:
+    """nats-server configuration: the `authorization` block with every user and its
+    permissions (a JSON value, which NATS config accepts), to run with `-c` or `include`."""
+    users = []
+    for role in ROLES:
+        perms = NATS_PERMISSIONS[role]
+        permissions: dict[str, object] = {
+            "publish": {"allow": perms["publish"]} if perms["publish"] else {"deny": [">"]},
+            "subscribe": {"allow": perms["subscribe"]},
+        }
+        if role in SERVICES:
+            permissions["allow_responses"] = True
+        users.append({"user": role, "password": creds.passwords[role], "permissions": permissions})
+    return "authorization: " + msgspec.json.format(msgspec.json.encode({"users": users})).decode()
+
+
+def valkey_acl(creds: Credentials) -> str:
+    """A Valkey ACL file: the default user off, every role with its password's SHA-256."""
+    lines = ["user default off"]
+    for role in VALKEY_RULES:  # players never touch the store
+        digest = hashlib.sha256(creds.passwords[role].encode()).hexdigest()
+        lines.append(f"user {role} on #{digest} resetchannels {VALKEY_RULES[role]}")
+    return "\n".join(lines) + "\n"
+
+
+def write_server_files(folder: Path, creds: Credentials) -> tuple[Path, Path]:
+    """(nats-server config, Valkey ACL file) in `folder`, both 0600."""
+    nats_conf, acl = folder / "nats-users.conf", folder / "users.acl"
+    write_private(nats_conf, nats_config(creds).encode())
+    write_private(acl, valkey_acl(creds).encode())
+    return nats_conf, acl
+
+
+def with_user(url: str, user: str, password: str) -> str:
+    """`url` with its credentials replaced by user:password."""
+    parts = urlsplit(url)
+    host = parts.hostname or "127.0.0.1"
+    netloc = f"{quote(user)}:{quote(password)}@{host}" + (f":{parts.port}" if parts.port else "")
+    return urlunsplit(parts._replace(netloc=netloc))
+
+
+def url_user(url: str) -> str | None:
+    """The user a URL names, if any."""
+    return urlsplit(url).username

@@ -1,0 +1,41 @@
+"""`tabula access`: the files that close servers of one's own, private and stable."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import msgspec
+
+from services.runtime.access import ROLES, Credentials, valkey_acl
+
+TABULA = str(Path(sys.executable).parent / "tabula")
+
+
+def tabula(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([TABULA, *args], capture_output=True, text=True, timeout=60,
+                          check=False)  # fmt: skip
+
+
+def test_access_writes_private_files_and_keeps_its_passwords(tmp_path: Path) -> None:
+    folder = tmp_path / "etc"
+    first = tabula("access", str(folder))
+    assert first.returncode == 0, first.stderr
+    creds = msgspec.json.decode((folder / "credentials.json").read_bytes(), type=Credentials)
+    assert set(creds.passwords) == set(ROLES)
+    assert folder.stat().st_mode & 0o077 == 0
+    for name in ("credentials.json", "nats-users.conf", "users.acl"):
+        assert (folder / name).stat().st_mode & 0o777 == 0o600, name
+    assert tabula("access", str(folder)).returncode == 0
+    again = msgspec.json.decode((folder / "credentials.json").read_bytes(), type=Credentials)
+    assert again == creds  # reused: running it twice does not lock the services out
+    acl = (folder / "users.acl").read_text()
+    assert acl == valkey_acl(creds)
+    assert not [p for p in creds.passwords.values() if p in acl]  # only their SHA-256
+
+
+def test_access_into_an_unwritable_place_is_one_line(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    result = tabula("access", str(blocker / "etc"))
+    assert result.returncode == 2
+    assert len(result.stderr.strip().splitlines()) == 1
