@@ -56,6 +56,10 @@ class GetView(Request, frozen=True, kw_only=True):
     token: str = ""
 
 
+class GetKeys(Request, frozen=True, kw_only=True):
+    """The rules service's public signing keys (subjects.RULES_KEYS)."""
+
+
 class CreateSeed(Request, frozen=True, kw_only=True):
     game_id: str
 
@@ -109,6 +113,8 @@ class Created(Reply, tag="created", frozen=True, kw_only=True):
     hash: str
     seats: int
     tokens: SealedBox  # list[SeatGrant] as JSON, sealed to the request's reply_key
+    signature: str = ""  # Ed25519 over the head (game_id, version, hash), as in a Receipt
+    key: str = ""
 
 
 class Receipt(Reply, tag="receipt", frozen=True, kw_only=True):
@@ -119,6 +125,11 @@ class Receipt(Reply, tag="receipt", frozen=True, kw_only=True):
     hash: str
     first_version: int  # the first event this command appended
     duplicate: bool = False  # a retried command: nothing new was appended
+    # The rules service's Ed25519 signature over "tabula-receipt:v1:<game>:<version>:<hash>"
+    # and its public key (services.runtime.signing): keep receipts, an arbiter checks a log
+    # against them (`tabula audit --receipts`).
+    signature: str = ""
+    key: str = ""
 
 
 class Events(Reply, tag="events", frozen=True, kw_only=True):
@@ -144,6 +155,10 @@ class View(Reply, tag="view", frozen=True, kw_only=True):
     phase: str = ""  # "seeding" | "setup" | "play" | "ended" (domain.core.table)
     result: str = ""
     reason: str = ""
+
+
+class Keys(Reply, tag="keys", frozen=True, kw_only=True):
+    signing: list[str]  # Ed25519 public keys (64 hex) that sign receipts and seals
 
 
 class SeedCommitted(Reply, tag="seed", frozen=True, kw_only=True):

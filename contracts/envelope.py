@@ -13,6 +13,10 @@ class StoredEvent(msgspec.Struct, frozen=True, kw_only=True):
     time_ms: int
     command_id: str
     hash: str  # h_n, lowercase hex
+    # The command that produced the event, "<seat> <action>" as the seat sent it ("" for the
+    # platform's own appends and in logs written before it was recorded; hidden from the
+    # public of a game with hidden information until it ends). Inside hash chain v2.
+    action: str = ""
     # A projection for someone who may not see all of the event: `body` is then not the
     # stored bytes (the hash is the stored event's), and `audience` names the seats that get
     # the whole event sealed to them (SealedEvent).

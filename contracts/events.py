@@ -62,10 +62,13 @@ class GameEnded(Event, tag="GameEnded", frozen=True, kw_only=True):
 
 
 class GameSealed(Event, tag="GameSealed", frozen=True, kw_only=True):
-    """Records the final (n, h_n) of the chain (fair-play protocol section 4)."""
+    """Records the final (n, h_n) of the chain (fair-play protocol section 4), signed by the
+    rules service: Ed25519 over "tabula-seal:v1:<game>:<version>:<hash>" ("" in older logs)."""
 
     version: int
     hash: str
+    signature: str = ""
+    key: str = ""
 
 
 # -- fair play (protocol sections 1-3). Who may see each is decided in domain.core.table. -----

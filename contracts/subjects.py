@@ -13,6 +13,7 @@ RULES_CREATE: Final = f"{PREFIX}.rules.create"
 RULES_ACT: Final = f"{PREFIX}.rules.act"
 RULES_READ: Final = f"{PREFIX}.rules.read"
 RULES_VIEW: Final = f"{PREFIX}.rules.view"
+RULES_KEYS: Final = f"{PREFIX}.rules.keys"  # the public keys that sign receipts and seals
 RULES_QUEUE: Final = "rules"
 
 RANDOM_SERVICE: Final = "tabula-randomness"

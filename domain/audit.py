@@ -4,7 +4,8 @@
 log order, stopping at the first discrepancy:
 
 - the hash chain over the exact stored bytes (section 4), versions 1, 2, 3 ... without gaps,
-  one game id throughout, and each stored `type` equal to the body's tag;
+  one game id throughout, and each stored `type` equal to the body's tag; under chain v2 (the
+  version whose formula gives h_1) each entry's time and command id too;
 - `GameCreated` first; for a game with randomness a `SeedCommitted` before any player input,
   and once the game has ended a `SeedRevealed` matching it (section 1);
 - every client seed reveal against its commitment; the mix from the seeds in seat order;
@@ -28,7 +29,7 @@ Pure: no I/O, no clock. The services read the log and the head; this module only
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -55,9 +56,10 @@ from contracts.events import (
 from domain import fairplay
 from domain.core.ruleset import Rejection, Ruleset
 from domain.core.table import Table, evolve, open_table, outcome
+from domain.redecide import parse_command, redecide
 from domain.registry import event_decoder, find_ruleset
 
-__all__ = ["AuditReport", "Check", "Failure", "StoreHead", "audit", "check_head"]
+__all__ = ["AuditReport", "Check", "Failure", "StoreHead", "audit", "chain_entries", "check_head"]
 
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 IN_PLAY_NOTE = "in play, seed not yet revealed: draws cannot be checked yet"
@@ -68,6 +70,11 @@ MISSING = "missing"  # the type named by a Failure at an event that is not in th
 _NOT_INPUT = frozenset({"GameCreated", "SeedCommitted", "GameEnded", "GameSealed"})
 # What may follow a GameSealed: the seed reveal (the randomness service's, after the end).
 _AFTER_SEAL = frozenset({"SeedRevealed", "GameSealed"})
+# What the platform appends without a player's command: the creation, then the seed reveal and
+# the seal once the game has ended. Everything else must come from a recorded action.
+_CREATION = frozenset({"GameCreated", "SeedCommitted"})
+_FINISH = frozenset({"SeedRevealed", "GameSealed"})
+NO_ACTIONS_NOTE = "commands not recorded (a log from before they were): not decided again"
 
 
 class Failure(NamedTuple):
@@ -111,6 +118,7 @@ class AuditReport:
     checks: tuple[Check, ...]
     notes: tuple[str, ...]
     failure: Failure | None
+    chain: int = 0  # the hash chain version the log verified under (0: not determined)
 
     @property
     def ok(self) -> bool:
@@ -118,9 +126,10 @@ class AuditReport:
 
 
 class _Discrepancy(Exception):
-    def __init__(self, message: str) -> None:
+    def __init__(self, message: str, at: StoredEvent | None = None) -> None:
         super().__init__(message)
         self.message = message
+        self.at = at  # the event to name, when not the one being checked
 
 
 def _tag(event: Event) -> str:
@@ -174,6 +183,10 @@ class _Auditor:
         self.sealed_at = 0
         self.folded = 0
         self.head_ok = False
+        # commands: a log that records actions has every other command decided again
+        self.actions = any(s.action for s in stored)
+        self.redecided = 0
+        self.chain = 0  # the log's hash chain version, decided by h_1 (0: neither formula)
 
     # -- the walk ----------------------------------------------------------------------------
 
@@ -183,9 +196,9 @@ class _Auditor:
         bad: int | None = None
         try:
             self._read_created()
-            bad = fairplay.verify_chain(
-                self.game_id, [(s.version, s.type, bytes(s.body), s.hash) for s in stored]
-            )
+            entries = chain_entries(stored)
+            bad = fairplay.verify_chain(self.game_id, entries)
+            self.chain = fairplay.chain_version(self.game_id, entries) or 0
         except _Discrepancy as exc:
             failure = Failure(stored[0].version, stored[0].type, exc.message)
         except ValueError as exc:  # e.g. a game id the protocol does not allow
@@ -197,9 +210,12 @@ class _Auditor:
                 try:
                     if bad == i + 1:
                         self._chain_failure(i)
+                    if self.actions and (i == 0 or stored[i - 1].command_id != s.command_id):
+                        self._command(i)
                     self._check(s)
                 except _Discrepancy as exc:
-                    failure = Failure(s.version, s.type, exc.message)
+                    at = exc.at or s
+                    failure = Failure(at.version, at.type, exc.message)
                     break
         checked = len(stored) if failure is None else self.index
         notes: list[str] = []
@@ -210,6 +226,8 @@ class _Auditor:
             failure = self._finish(notes)
             if self.head is None:
                 notes.append(NO_HEAD_NOTE)
+            if not self.actions:
+                notes.append(NO_ACTIONS_NOTE)
         return AuditReport(
             game_id=self.game_id,
             ruleset=self.created.ruleset if self.created else "",
@@ -219,6 +237,7 @@ class _Auditor:
             checks=self._checks(checked),
             notes=tuple(notes),
             failure=failure,
+            chain=self.chain,
         )
 
     def _status(self) -> str:
@@ -278,13 +297,22 @@ class _Auditor:
                 "(a gap, a repeat or a reordering)"
             )
         prev = self.stored[i - 1].hash if i else fairplay.genesis_hash(self.game_id)
-        try:
-            computed = fairplay.chain_hash(s.version, prev, s.type, bytes(s.body))
-        except ValueError as exc:
-            raise _Discrepancy(f"hash chain: {exc}") from None
+        # h_1 decides the log's chain version; a first entry that matches neither names both.
+        chains = (self.chain,) if self.chain else fairplay.CHAIN_VERSIONS
+        computed: list[str] = []
+        for chain in chains:
+            try:
+                digest = fairplay.entry_hash(chain, s.version, prev, s.type, bytes(s.body),
+                                             s.time_ms, s.command_id, s.action)  # fmt: skip
+            except ValueError as exc:  # e.g. a type or command id that is not ASCII
+                computed.append(f"v{chain}: {exc}")
+                continue
+            computed.append(f"v{chain} {_short(digest)}")
+        what = ("the event, its time (ts), its command id (cmd) or its hash"
+                if self.chain != fairplay.CHAIN_V1 else "the event or its hash")  # fmt: skip
         raise _Discrepancy(
             f"hash chain: the stored hash {_short(s.hash)} is not h_{s.version} of the stored "
-            f"bytes ({_short(computed)}): the event or its hash was altered"
+            f"entry ({' nor '.join(computed)}): {what} was altered"
         )
 
     def _check(self, s: StoredEvent) -> None:
@@ -298,6 +326,39 @@ class _Auditor:
             raise _Discrepancy(f"stored type {s.type!r} but the body's tag is {name!r}")
         self._protocol(s, event)
         self._fold(event)
+
+    def _command(self, i: int) -> None:
+        """At the first event of a command: decide its recorded action again from the table as
+        it stands, and require exactly the recorded events (domain.redecide). A command
+        without an action may only be the platform's: the creation, or the seed reveal and
+        seal after the end."""
+        stored = self.stored
+        first = stored[i]
+        j = i
+        while j + 1 < len(stored) and stored[j + 1].command_id == first.command_id:
+            j += 1
+        group = stored[i : j + 1]
+        if not first.action:
+            allowed = _CREATION if i == 0 else _FINISH
+            strays = [g for g in group if g.type not in allowed]
+            if strays:
+                raise _Discrepancy("no player's command produced this event: without one only "
+                                   "the creation, the seed reveal and the seal are appended",
+                                   strays[0])  # fmt: skip
+            return
+        parsed = parse_command(first.action)
+        if parsed is None or any(g.action != first.action for g in group):
+            raise _Discrepancy(f"the recorded command {first.action!r} is not one "
+                               "'<seat> <action>' for the whole command")  # fmt: skip
+        if self.table is None:
+            raise _Discrepancy("a command before the game was created")
+        events = [self._decode(g) for g in group]
+        if group[-1].type == "GameSealed":  # the store seals a decided end in the same append
+            events.pop()
+        mismatch = redecide(self.table, *parsed, first.time_ms - stored[i - 1].time_ms, events)
+        if mismatch is not None:
+            raise _Discrepancy(mismatch.message, group[min(mismatch.offset, len(group) - 1)])
+        self.redecided += 1
 
     def _decode(self, s: StoredEvent) -> Event:
         if self.decode is None:  # the first event: GameCreated, already decoded
@@ -632,7 +693,12 @@ class _Auditor:
 
     def _checks(self, checked: int) -> tuple[Check, ...]:
         created = self.created
-        checks = [Check("chain", checked, f"{checked} events, hashes and versions")]
+        covered = {fairplay.CHAIN_V1: "times and command ids not included",
+                   fairplay.CHAIN_V2: "times and command ids included"}  # fmt: skip
+        detail = f"{checked} events, hashes and versions"
+        if self.chain in covered:
+            detail += f" (hash chain v{self.chain}, {covered[self.chain]})"
+        checks = [Check("chain", checked, detail)]
         if created is None:
             return tuple(checks)
         checks.append(Check("types", self.folded, f"{self.folded} events decode, tags match"))
@@ -672,6 +738,9 @@ class _Auditor:
                 f" ({self.setups_rejected} rejected, game lost)" if self.setups_rejected else ""
             )
             checks.append(Check("setups", self.setups, f"{self.setups}{rejected}"))
+        if self.redecided:
+            detail = f"{self.redecided} decided again, each yielding exactly its events"
+            checks.append(Check("commands", self.redecided, detail))
         if self.sealed:
             checks.append(Check("seal", self.sealed, f"records version {self.sealed_at - 1}"))
         if self.head_ok:
@@ -778,3 +847,10 @@ def audit(stored: Sequence[StoredEvent], head: StoreHead | None = None) -> Audit
         failure = (check_head(stored, head) if head else None) or Failure(0, "", "the log is empty")
         return AuditReport("", "", 0, "", "unknown", (), (), failure)
     return _Auditor(stored, head).run()
+
+
+def chain_entries(stored: Iterable[StoredEvent]) -> list[fairplay.ChainEntry]:
+    """Stored events as the hash chain sees them (`fairplay.verify_chain`'s entries): version,
+    type, the exact stored bytes, time (`ts`), command id (`cmd`), `h_n` and the action."""
+    return [fairplay.ChainEntry(s.version, s.type, bytes(s.body), s.time_ms, s.command_id,
+                                s.hash, s.action) for s in stored]  # fmt: skip

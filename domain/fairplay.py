@@ -2,7 +2,9 @@
 
 This module implements sections 1-4 of ``shared/design/fair-play-protocol.md``: seed
 commitments, the per-draw HMAC-SHA256 byte stream, dice, uniform integers, shuffles, card and
-hidden-setup commitments, and the tamper-evident hash chain over a game's event log.
+hidden-setup commitments, and the tamper-evident hash chain over a game's event log: chain v1
+(:func:`chain_hash`, the protocol's section 4) and chain v2 (:func:`chain_hash_v2`, which also
+covers each entry's time and command id; new games use it, v1 logs keep verifying as v1).
 
 It is pure: no randomness, no clock, no I/O. Picking seeds and nonces is the services' job;
 everything here is a deterministic function of its arguments, so anyone can recompute a
@@ -28,15 +30,21 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import NamedTuple, Protocol
 
 __all__ = [
+    "CHAIN_V1",
+    "CHAIN_V2",
+    "CHAIN_VERSIONS",
     "ByteSource",
     "ChainEntry",
     "Stream",
     "card_commitment",
     "card_salt",
     "chain_hash",
+    "chain_hash_v2",
+    "chain_version",
     "client_seed_commitment",
     "die",
     "die_from",
+    "entry_hash",
     "genesis_hash",
     "is_valid_client_seed",
     "is_valid_game_id",
@@ -384,8 +392,28 @@ def genesis_hash(game_id: str) -> str:
     return _sha256_hex(f"gamelog:v1:genesis:{_check_game_id(game_id)}".encode("ascii"))
 
 
+def _chain_head(version: int, prev_hash: str, type_: str, body: bytes) -> tuple[bytes, ...]:
+    """The fields both chain versions hash after their prefix, checked."""
+    _check_int(version, "version", 1, _U64 - 1)
+    _check_hex64(prev_hash, "previous hash")
+    tag = _ascii(type_, "event type")
+    if not isinstance(body, bytes):
+        raise ValueError(f"event body must be bytes, got {type(body).__name__}")
+    if len(tag) >= _U32 or len(body) >= _U32:
+        raise ValueError("event type and body must each be shorter than 2**32 bytes")
+    return (
+        version.to_bytes(8, "big"),
+        bytes.fromhex(prev_hash),
+        len(tag).to_bytes(4, "big"),
+        tag,
+        len(body).to_bytes(4, "big"),
+        body,
+    )
+
+
 def chain_hash(version: int, prev_hash: str, type_: str, body: bytes) -> str:
-    """``h_n`` of the event at ``version`` n (1-based), given ``prev_hash`` = ``h_(n-1)``.
+    """Hash chain **v1**: ``h_n`` of the event at ``version`` n (1-based), given ``prev_hash`` =
+    ``h_(n-1)``.
 
     ``SHA256("gamelog:v1:" || u64be(n) || h_(n-1) || u32be(len(type)) || type ||
     u32be(len(body)) || body)``.
@@ -394,53 +422,166 @@ def chain_hash(version: int, prev_hash: str, type_: str, body: bytes) -> str:
     hex characters: the section 5 test vectors hold only under that reading. ``prev_hash`` is
     given and the result returned as lowercase hex. ``type_`` is the ASCII event tag; ``body``
     the exact stored bytes (never re-encode to verify).
+
+    v1 leaves the stream entry's ``ts`` and ``cmd`` outside the chain; games stored since
+    :func:`chain_hash_v2` exists use v2, and logs written under v1 keep verifying under v1.
     """
-    _check_int(version, "version", 1, _U64 - 1)
-    _check_hex64(prev_hash, "previous hash")
-    tag = _ascii(type_, "event type")
-    if not isinstance(body, bytes):
-        raise ValueError(f"event body must be bytes, got {type(body).__name__}")
-    if len(tag) >= _U32 or len(body) >= _U32:
-        raise ValueError("event type and body must each be shorter than 2**32 bytes")
+    return hashlib.sha256(
+        b"".join((b"gamelog:v1:", *_chain_head(version, prev_hash, type_, body)))
+    ).hexdigest()
+
+
+def chain_hash_v2(
+    version: int,
+    prev_hash: str,
+    type_: str,
+    body: bytes,
+    time_ms: int,
+    command_id: str,
+    action: str = "",
+) -> str:
+    """Hash chain **v2**: v1 extended by the entry's time, command id and action.
+
+    ``SHA256("gamelog:v2:" || u64be(n) || h_(n-1) || u32be(len(type)) || type ||
+    u32be(len(body)) || body || u64be(time_ms) || u32be(len(cmd)) || cmd ||
+    u32be(len(act)) || act)``.
+
+    Everything v1 hashes is hashed the same way (``h_(n-1)`` as its 32 raw bytes); ``time_ms``
+    is the stored ``ts`` (milliseconds since the Unix epoch, ``0 <= time_ms < 2**64``), ``cmd``
+    the stored command id and ``act`` the stored action (``"<seat> <action>"`` of the command
+    that produced the event, ``""`` for the platform's own appends), both ASCII (otherwise a
+    ``ValueError``; the event store refuses such a command before anything is stored). The
+    genesis ``h_0`` is v1's :func:`genesis_hash`: the version shows in every ``h_n`` from
+    ``h_1`` on.
+    """
+    head = _chain_head(version, prev_hash, type_, body)
+    _check_int(time_ms, "time_ms", 0, _U64 - 1)
+    cmd = _ascii(command_id, "command id")
+    act = _ascii(action, "action")
+    if len(cmd) >= _U32 or len(act) >= _U32:
+        raise ValueError("command id and action must each be shorter than 2**32 bytes")
     return hashlib.sha256(
         b"".join((
-            b"gamelog:v1:",
-            version.to_bytes(8, "big"),
-            bytes.fromhex(prev_hash),
-            len(tag).to_bytes(4, "big"),
-            tag,
-            len(body).to_bytes(4, "big"),
-            body,
+            b"gamelog:v2:",
+            *head,
+            time_ms.to_bytes(8, "big"),
+            len(cmd).to_bytes(4, "big"),
+            cmd,
+            len(act).to_bytes(4, "big"),
+            act,
         ))
     ).hexdigest()  # fmt: skip
 
 
+CHAIN_V1 = 1
+CHAIN_V2 = 2
+CHAIN_VERSIONS = (CHAIN_V2, CHAIN_V1)
+"""The hash chain versions, in the order a verifier tries them on ``h_1``."""
+
+
+def entry_hash(
+    chain: int,
+    version: int,
+    prev_hash: str,
+    type_: str,
+    body: bytes,
+    time_ms: int,
+    command_id: str,
+    action: str = "",
+) -> str:
+    """``h_n`` under hash chain ``chain`` (:data:`CHAIN_V1` or :data:`CHAIN_V2`).
+
+    v1 ignores ``time_ms``, ``command_id`` and ``action``; v2 hashes them
+    (:func:`chain_hash_v2`).
+    """
+    if chain == CHAIN_V2:
+        return chain_hash_v2(version, prev_hash, type_, body, time_ms, command_id, action)
+    if chain == CHAIN_V1:
+        return chain_hash(version, prev_hash, type_, body)
+    raise ValueError(f"unknown hash chain version {chain!r}: this code knows v1 and v2")
+
+
 class ChainEntry(NamedTuple):
-    """One stored event as the chain sees it: its version, type tag, stored bytes and ``h_n``."""
+    """One stored event as the chain sees it: its version, type tag, stored bytes, time
+    (``ts``, ms) and command id (``cmd``), ``h_n``, and the action (``act``; last, so a
+    6-tuple without it means ``""``)."""
 
     version: int
     type: str
     body: bytes
+    time_ms: int
+    command_id: str
     hash: str
+    action: str = ""
 
 
-def verify_chain(game_id: str, entries: Iterable[tuple[int, str, bytes, str]]) -> int | None:
+Entry = ChainEntry | tuple[int, str, bytes, int, str, str]
+"""What the verifiers take: a ChainEntry, or a 6-tuple (no action)."""
+
+
+def _fields(entry: Entry) -> ChainEntry:
+    return entry if isinstance(entry, ChainEntry) else ChainEntry(*entry)
+
+
+def _first_link(game_id: str, entry: Entry) -> int | None:
+    """The chain version whose formula reproduces the stored ``h_1`` of ``entry`` (v2 tried
+    first), or ``None``."""
+    version, type_, body, time_ms, command_id, stored, action = _fields(entry)
+    if isinstance(version, bool) or version != 1:
+        return None
+    prev = genesis_hash(game_id)
+    for chain in CHAIN_VERSIONS:
+        try:
+            computed = entry_hash(chain, version, prev, type_, body, time_ms, command_id, action)
+        except ValueError:
+            continue
+        if _same(computed, stored):
+            return chain
+    return None
+
+
+def chain_version(game_id: str, entries: Iterable[Entry]) -> int | None:
+    """The hash chain version of a log: the one whose formula reproduces its stored ``h_1``.
+
+    Returns :data:`CHAIN_V2` or :data:`CHAIN_V1`, or ``None`` for an empty log or one whose
+    first entry is not version 1 or matches neither formula. Only ``h_1`` decides; use
+    :func:`verify_chain` to check the rest. ``entries`` as for :func:`verify_chain`.
+    """
+    for entry in entries:
+        return _first_link(game_id, entry)
+    return None
+
+
+def verify_chain(game_id: str, entries: Iterable[Entry]) -> int | None:
     """Check a game's log; return the first version that does not verify, or ``None``.
 
-    ``entries`` are ``(version, type, body, hash)`` in stored order (a :class:`ChainEntry`
-    will do). Versions must run 1, 2, 3, ... without gaps. The result is the version ``n``
-    whose ``h_n`` cannot be confirmed: for a wrong hash, altered type or body it is the
-    entry's version; for a gap, repeat or reordering it is the *expected* version (the one
+    ``entries`` are :class:`ChainEntry` (or ``(version, type, body, time_ms, command_id,
+    hash)``, without an action) in stored order. The log's chain version is the one that
+    reproduces ``h_1`` (v2 tried first, then v1; :func:`chain_version`) and every later entry
+    must verify under the same version: a v1 log ignores ``time_ms``, ``command_id`` and
+    ``action``, a v2 log covers them. Versions must run 1, 2, 3, ... without gaps. The result
+    is the version ``n`` whose ``h_n`` cannot be confirmed: for a wrong hash, altered type,
+    body, time, command id or action (v2) it is
+    the entry's version; for a gap, repeat or reordering it is the *expected* version (the one
     missing, e.g. 3 for versions 1, 2, 4). A stored hash in upper case counts as wrong. An
     empty log verifies (``None``).
     """
     prev = genesis_hash(game_id)
+    chain: int | None = None
     expected = 1
-    for version, type_, body, stored in entries:
+    for entry in entries:
+        version, type_, body, time_ms, command_id, stored, action = _fields(entry)
         if isinstance(version, bool) or version != expected:
             return expected
+        if chain is None:
+            chain = _first_link(game_id, entry)
+            if chain is None:
+                return expected
+            prev = stored
+            expected += 1
+            continue
         try:
-            computed = chain_hash(version, prev, type_, body)
+            computed = entry_hash(chain, version, prev, type_, body, time_ms, command_id, action)
         except ValueError:
             return expected
         if not _same(computed, stored):

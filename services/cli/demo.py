@@ -7,6 +7,7 @@ import shutil
 import sys
 import time
 from collections import Counter
+from pathlib import Path
 from urllib.parse import urlsplit
 
 from rich.console import Console
@@ -27,14 +28,14 @@ def command_name() -> str:
     return "tabula" if shutil.which("tabula") else os.path.relpath(sys.argv[0])
 
 
-async def connect(nats_url: str) -> Client:
+async def connect(nats_url: str, receipts: Path | None = None) -> Client:
     # The NATS client logs a traceback at every failed attempt; the CLI says it in one line.
     quiet = logging.getLogger("nats")
     quiet.addHandler(logging.NullHandler())
     quiet.propagate = False
     try:
         async with asyncio.timeout(CONNECT_S):
-            return await Client.connect(nats_url)
+            return await Client.connect(nats_url, receipts=receipts)
     except TimeoutError:
         where = urlsplit(nats_url)  # never the whole URL: it may carry a password
         raise Unreachable(
@@ -44,15 +45,15 @@ async def connect(nats_url: str) -> Client:
 
 async def run_demo(
     nats_url: str,
-    redis_url: str,
     games: int,
     ruleset: str,
     variant: str,
     console: Console,
     show: bool = False,
     seed: int = 0,
+    receipts: Path | None = None,
 ) -> list[BotResult]:
-    client = await connect(nats_url)
+    client = await connect(nats_url, receipts)
     events = 0
 
     def seen() -> None:

@@ -19,7 +19,7 @@ from rich.table import Table
 
 from contracts.envelope import StoredEvent
 from domain import fairplay
-from domain.audit import AuditReport, StoreHead, audit, check_head
+from domain.audit import AuditReport, StoreHead, audit, chain_entries, check_head
 from domain.core import VariantError
 from domain.core import table as tables
 from domain.registry import RULESETS, find_ruleset
@@ -128,6 +128,23 @@ def load_game(game_id: str) -> tuple[list[StoredEvent], StoreHead]:
     return stored, head or StoreHead(0, "")
 
 
+@app.command()
+def keys() -> None:
+    """The public keys the rules service signs receipts and seals with (Ed25519, hex)."""
+    from services.cli.demo import connect
+
+    async def ask() -> list[str]:
+        client = await connect(settings().nats_url)
+        try:
+            return await client.keys()
+        finally:
+            await client.close()
+
+    with servers_answer():
+        for public in asyncio.run(ask()):
+            out.print(public, highlight=False)
+
+
 @app.command("access")
 def write_access(
     folder: Annotated[Path, typer.Argument(help="Where to write them (created, 0700).")],
@@ -172,6 +189,9 @@ def demo(
     audit_all: Annotated[
         bool, typer.Option("--audit", help="Then audit every game played (exit 1 if one fails).")
     ] = False,
+    receipts: Annotated[
+        Path | None, typer.Option(help="Keep the bots' signed receipts here (JSON Lines).")
+    ] = None,
 ) -> None:
     """Bots play N games through matchmaking and the rules service."""
     import uvloop
@@ -183,8 +203,9 @@ def demo(
     s = settings()
     with servers_answer():
         try:
-            results = uvloop.run(run_demo(s.nats_url, s.redis_url, games, ruleset, variant, err,
-                                          show=games <= 5, seed=seed))  # fmt: skip
+            play = run_demo(s.nats_url, games, ruleset, variant, err, show=games <= 5,
+                            seed=seed, receipts=receipts)  # fmt: skip
+            results = uvloop.run(play)
         except TabulaError as exc:  # e.g. services that know other rulesets than this CLI
             err.print(f"demo: {exc}", style="red", markup=False, highlight=False)
             raise typer.Exit(1) from None
@@ -272,10 +293,9 @@ def verify(game: str) -> None:
     """Check a game's hash chain over the exact stored bytes, and that it ends at the store's
     head; exit 1 naming the bad or missing event."""
     stored, head = load_game(game)
+    entries = chain_entries(stored)
     try:
-        bad = fairplay.verify_chain(
-            game, [(s.version, s.type, bytes(s.body), s.hash) for s in stored]
-        )
+        bad = fairplay.verify_chain(game, entries)
     except ValueError as exc:  # a game id the protocol does not allow
         err.print(f"[red]FAILED[/]: cannot check the chain of {escape(game)}: {escape(str(exc))}")
         raise typer.Exit(1) from None
@@ -286,8 +306,9 @@ def verify(game: str) -> None:
     if failure is not None:
         err.print(f"[red]FAILED[/]: {game}: {escape(failure.message)}", highlight=False)
         raise typer.Exit(1)
-    out.print(f"[green]OK[/]: {len(stored)} events, chain head {stored[-1].hash} "
-              "(the store's head)")  # fmt: skip
+    chain = fairplay.chain_version(game, entries)
+    out.print(f"[green]OK[/]: {len(stored)} events, hash chain v{chain}, chain head "
+              f"{stored[-1].hash} (the store's head)")  # fmt: skip
 
 
 # -- audit, export, import ---------------------------------------------------------------------
@@ -306,6 +327,7 @@ class Exported(msgspec.Struct, frozen=True, kw_only=True):
     hash: str
     body_b64: str
     event: Any = None
+    action: str = ""  # the command that produced it (chain v2); absent in older exports
 
 
 def export_line(s: StoredEvent) -> bytes:
@@ -315,7 +337,7 @@ def export_line(s: StoredEvent) -> bytes:
     except msgspec.DecodeError:
         event = None  # not JSON (a damaged store): body_b64 still holds the bytes
     line = Exported(game_id=s.game_id, version=s.version, type=s.type, time_ms=s.time_ms,
-                    command_id=s.command_id, hash=s.hash,
+                    command_id=s.command_id, hash=s.hash, action=s.action,
                     body_b64=base64.b64encode(body).decode(), event=event)  # fmt: skip
     return msgspec.json.encode(line) + b"\n"
 
@@ -341,7 +363,8 @@ def read_export(path: Path) -> list[StoredEvent]:
             raise typer.Exit(2) from None
         stored.append(StoredEvent(game_id=e.game_id, version=e.version, type=e.type,
                                   body=msgspec.Raw(body), time_ms=e.time_ms,
-                                  command_id=e.command_id, hash=e.hash))  # fmt: skip
+                                  command_id=e.command_id, hash=e.hash,
+                                  action=e.action))  # fmt: skip
     if not stored:
         err.print(f"[red]{path} holds no events[/]")
         raise typer.Exit(2)
@@ -385,19 +408,59 @@ def audit_game(
     file: Annotated[
         Path | None, typer.Option("--file", "-f", help="Audit an export offline.")
     ] = None,
+    receipts: Annotated[
+        Path | None,
+        typer.Option(help="Receipts a player kept (JSON Lines): every head must be in the log."),
+    ] = None,
+    key: Annotated[
+        list[str] | None,
+        typer.Option(help="Pin the service's signing key (from `tabula keys`); repeatable."),
+    ] = None,
 ) -> None:
     """Check a game against the fair-play protocol; exit 1 at the first discrepancy.
 
     Checks the hash chain, the seed commitments and reveals, every draw, card and setup, the
     seal, and a replay through the table. GAME reads Redis, and checks that the log ends at the
-    store's head (no event cut off); --file reads an export.
+    store's head (no event cut off); --file reads an export. Signed seals are verified, and
+    with --receipts every head the service signed to a player must be in the log.
     """
     one_source(game, file)
     # An export has no store head: its report says the tail went unchecked.
-    report = audit(read_export(file)) if file is not None else audit(*load_game(game or ""))
+    if file is not None:
+        stored = read_export(file)
+        report = audit(stored)
+    else:
+        stored, head = load_game(game or "")
+        report = audit(stored, head)
     print_report(report, str(file) if file is not None else "Redis")
-    if not report.ok:
+    if not report.ok or not signatures_hold(stored, receipts, key):
         raise typer.Exit(1)
+
+
+def signatures_hold(stored: list[StoredEvent], receipts: Path | None, keys: list[str] | None
+                    ) -> bool:  # fmt: skip
+    """Print the signature checks (seals, and the receipts given); False if one fails."""
+    from services.runtime.signing import check_receipts, check_seals, read_receipts
+
+    pinned = keys or []
+    checks = [("signed seals", *check_seals(stored, pinned))]
+    if receipts is not None:
+        try:
+            kept = read_receipts(receipts.read_bytes())
+        except (OSError, msgspec.DecodeError) as exc:
+            err.print(f"cannot read receipts {receipts}: {exc}", style="red", markup=False)
+            raise typer.Exit(2) from None
+        checks.append(("receipts", *check_receipts(stored, kept, pinned)))
+    ok = True
+    for name, count, failure in checks:
+        if failure is None:
+            out.print(f"  [green]✓[/] {name}: {count} verified", highlight=False)
+        else:
+            ok = False
+            out.print(f"  [red]✗[/] {name}: {escape(failure)}", highlight=False)
+    if not ok:
+        out.print("[red]FAILED[/]: the log is not the history the service signed")
+    return ok
 
 
 @app.command("export")
@@ -428,7 +491,7 @@ def import_game(file: Path) -> None:
     if strays:
         err.print(f"[red]REFUSED[/]: event {strays[0]} belongs to another game than {game_id}")
         raise typer.Exit(1)
-    entries = [(s.version, s.type, bytes(s.body), s.hash) for s in stored]
+    entries = chain_entries(stored)
     try:
         bad = fairplay.verify_chain(game_id, entries)
     except ValueError as exc:

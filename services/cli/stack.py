@@ -157,8 +157,7 @@ async def up(home: Path, rules_replicas: int, demo_games: int) -> None:
         if demo_games:
             from services.cli.demo import run_demo
 
-            await run_demo(stack.nats_url, stack.redis_url, demo_games, "chess3d", "", console,
-                           show=True)  # fmt: skip
+            await run_demo(stack.nats_url, demo_games, "chess3d", "", console, show=True)
         console.print(
             "Serving. Other terminals find this stack by itself "
             f"(TABULA_HOME={home}). Ctrl-C stops it."

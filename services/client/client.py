@@ -7,6 +7,7 @@ service applies it once (the store is idempotent per command id).
 import asyncio
 import uuid
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import TypeVar
 
 import msgspec
@@ -23,7 +24,9 @@ from contracts.commands import (
     Enqueue,
     Error,
     Events,
+    GetKeys,
     GetView,
+    Keys,
     Queued,
     ReadEvents,
     Receipt,
@@ -36,6 +39,7 @@ from contracts.envelope import SealedEvent, StoredEvent
 from contracts.errors import ErrorCode
 from services.client.sealing import new_reply_key, open_bytes, open_sealed, unseal
 from services.runtime import bus
+from services.runtime.signing import verify_receipt
 
 T = TypeVar("T", bound=Reply)
 _encode = msgspec.json.Encoder().encode
@@ -78,15 +82,33 @@ class Seated(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class Client:
-    def __init__(self, nc: NATS, timeout: float = 5.0, retries: int = 3) -> None:
+    def __init__(self, nc: NATS, timeout: float = 5.0, retries: int = 3,
+                 receipts: Path | None = None) -> None:  # fmt: skip
         self.nc = nc
         self.timeout = timeout
         self.retries = retries
+        # Every signed head the service gave us, checked; also appended to `receipts` (JSON
+        # Lines) when given, for an arbiter (`tabula audit GAME --receipts FILE`).
+        self.receipts: list[Receipt] = []
+        self.receipts_file = receipts
 
     @classmethod
-    async def connect(cls, url: str, **kwargs: float | int) -> "Client":
+    async def connect(cls, url: str, timeout: float = 5.0, retries: int = 3,
+                      receipts: Path | None = None) -> "Client":  # fmt: skip
         nc = await bus.connect(url, name="tabula-client", max_reconnect_attempts=-1)
-        return cls(nc, **kwargs)  # type: ignore[arg-type]
+        return cls(nc, timeout, retries, receipts)
+
+    def keep(self, receipt: Receipt) -> Receipt:
+        """Check the service's signature on a head, and keep the receipt."""
+        if not verify_receipt(receipt):
+            raise TabulaError(Error(code=ErrorCode.INTERNAL,
+                                    reason=f"receipt for {receipt.game_id} "
+                                    f"v{receipt.version} is not validly signed"))  # fmt: skip
+        self.receipts.append(receipt)
+        if self.receipts_file is not None:
+            with self.receipts_file.open("ab") as f:
+                f.write(_encode(receipt) + b"\n")
+        return receipt
 
     async def close(self) -> None:
         await self.nc.drain()
@@ -139,6 +161,9 @@ class Client:
             position=position,
         )
         created = await self.request(subjects.RULES_CREATE, req, Created)
+        head = Receipt(game_id=created.game_id, version=created.version, hash=created.hash,
+                       first_version=1, signature=created.signature, key=created.key)  # fmt: skip
+        self.keep(head)
         grants = open_sealed(private, f"seats:{created.game_id}", created.tokens)
         return NewGame(game_id=created.game_id, version=created.version, hash=created.hash,
                        seats=msgspec.json.decode(grants, type=list[SeatGrant]))  # fmt: skip
@@ -161,7 +186,11 @@ class Client:
             action=action,
             expected_version=expected_version,
         )
-        return await self.request(subjects.RULES_ACT, req, Receipt)
+        return self.keep(await self.request(subjects.RULES_ACT, req, Receipt))
+
+    async def keys(self) -> list[str]:
+        """The public keys the rules service signs receipts and seals with."""
+        return (await self.request(subjects.RULES_KEYS, GetKeys(), Keys)).signing
 
     async def read(self, game_id: str, after: int = 0, seat: int | None = None,
                    token: str = "") -> list[StoredEvent]:  # fmt: skip

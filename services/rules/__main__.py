@@ -4,18 +4,20 @@ import redis.asyncio as aioredis
 from nats.aio.client import Client as NATS
 
 from contracts import subjects
-from contracts.commands import Act, CreateGame, GetView, ReadEvents
+from contracts.commands import Act, CreateGame, GetKeys, GetView, ReadEvents
 from contracts.envelope import StoredEvent
 from services.rules.handlers import Rules
 from services.rules.tokens import shared_secret
 from services.runtime.config import Settings
 from services.runtime.eventstore import EventStore
 from services.runtime.service import ServiceApp, main
+from services.runtime.signing import load_signer
 
 
 async def build(nc: NATS, redis: "aioredis.Redis", settings: Settings) -> ServiceApp:
-    store = EventStore(redis)
-    rules = Rules(store, nc, await shared_secret(redis, settings.secret))
+    signer = await load_signer(redis, settings.signing_key)
+    store = EventStore(redis, signer=signer)
+    rules = Rules(store, nc, await shared_secret(redis, settings.secret), signer)
     app = ServiceApp(nc, subjects.RULES_SERVICE, "Creates games and adjudicates every action")
     app.on_close.append(store.close)
     q = subjects.RULES_QUEUE
@@ -23,6 +25,7 @@ async def build(nc: NATS, redis: "aioredis.Redis", settings: Settings) -> Servic
     app.endpoint("act", subjects.RULES_ACT, Act, rules.act, q)
     app.endpoint("read", subjects.RULES_READ, ReadEvents, rules.read, q)
     app.endpoint("view", subjects.RULES_VIEW, GetView, rules.view, q)
+    app.endpoint("keys", subjects.RULES_KEYS, GetKeys, rules.keys, q)
     app.follow(subjects.all_game_events(), StoredEvent, rules.on_committed)
     return app
 

@@ -35,7 +35,9 @@ from contracts.commands import (
     Drawn,
     Error,
     Events,
+    GetKeys,
     GetView,
+    Keys,
     ReadEvents,
     Receipt,
     Reply,
@@ -60,6 +62,7 @@ from services.randomness.handlers import secret_field, secret_key
 from services.rules.tokens import seat_token
 from services.runtime.codec import decode_log, encode
 from services.runtime.eventstore import Appended, EventStore, NewEvent
+from services.runtime.signing import Signer
 
 log = structlog.get_logger()
 GAME_ID = re.compile(r"^[a-z0-9-]{1,64}$")
@@ -95,14 +98,11 @@ def _tag(event: Event) -> str:
     return str(event.__struct_config__.tag)
 
 
-def _receipt(game_id: str, done: Appended) -> Receipt:
-    return Receipt(game_id=game_id, version=done.version, hash=done.hash,
-                   first_version=done.first_version, duplicate=done.duplicate)  # fmt: skip
-
-
 class Rules:
-    def __init__(self, store: EventStore, nc: NATS, secret: bytes, cache_size: int = 20_000):
+    def __init__(self, store: EventStore, nc: NATS, secret: bytes, signer: Signer,
+                 cache_size: int = 20_000):  # fmt: skip
         self.store = store
+        self.signer = signer
         self.nc = nc
         self.random = Client(nc, timeout=2.0, retries=2)
         self.secret = secret
@@ -190,6 +190,16 @@ class Rules:
 
     # -- handlers ----------------------------------------------------------------------------
 
+    def receipt(self, game_id: str, done: Appended) -> Receipt:
+        """A signed receipt of the head after the command (services.runtime.signing)."""
+        return Receipt(game_id=game_id, version=done.version, hash=done.hash,
+                       first_version=done.first_version, duplicate=done.duplicate,
+                       key=self.signer.public,
+                       signature=self.signer.receipt(game_id, done.version, done.hash))  # fmt: skip
+
+    async def keys(self, _req: GetKeys) -> Reply:
+        return Keys(signing=[self.signer.public])
+
     async def create(self, req: CreateGame) -> Reply:
         game_id = req.game_id or derive_game_id(req.command_id)
         structlog.contextvars.bind_contextvars(game_id=game_id)
@@ -197,6 +207,8 @@ class Rules:
             return error(ErrorCode.MALFORMED, f"game id {game_id!r} must match [a-z0-9-]{{1,64}}")
         if not is_reply_key(req.reply_key):
             return error(ErrorCode.MALFORMED, "reply_key must be an X25519 public key (64 hex)")
+        if not req.command_id.isascii():  # the hash chain records it as ASCII
+            return error(ErrorCode.MALFORMED, "command_id must be ASCII")
         try:
             ruleset = find_ruleset(req.ruleset)
             created = ruleset.create(req.variant, req.position)
@@ -244,11 +256,14 @@ class Rules:
             self._remember(game_id, game)
             await self.publish(game, result, events)
         grants = msgspec.json.encode([SeatGrant(seat=s, token=t) for s, t in enumerate(tokens)])
+        signature = self.signer.receipt(game_id, result.version, result.hash)
         return Created(game_id=game_id, version=result.version, hash=result.hash,
-                       seats=created.seats,
+                       seats=created.seats, key=self.signer.public, signature=signature,
                        tokens=seal_to(req.reply_key, f"seats:{game_id}", grants))  # fmt: skip
 
     async def act(self, req: Act) -> Reply:
+        if not (req.command_id.isascii() and req.action.isascii()):  # the chain records both
+            return error(ErrorCode.MALFORMED, "command_id and action must be ASCII")
         game = await self.game(req.game_id)
         if game is None:
             return error(ErrorCode.UNKNOWN_GAME, f"no game {req.game_id}")
@@ -269,8 +284,10 @@ class Rules:
             caught_up = await self.catch_up(req.game_id, game)  # the client saw newer events
         for _attempt in range(MAX_ATTEMPTS):
             decision: Decision | None = self._check(req, game)
+            # The decision's time is the events' time: an audit finds the same idle_ms in the log.
+            now_ms = int(time.time() * 1000)
             if decision is None:
-                idle_ms = int(time.time() * 1000) - game.last_ms
+                idle_ms = now_ms - game.last_ms
                 decision = tables.decide(game.table, req.seat, req.action, idle_ms=idle_ms)
                 draws: list[DrawResult] = []
                 while isinstance(decision, NeedDraws):  # every round gets every draw so far
@@ -282,7 +299,7 @@ class Rules:
                 if not caught_up:
                     caught_up = True
                     if done := await self.store.command_result(req.game_id, req.command_id):
-                        return _receipt(req.game_id, done)
+                        return self.receipt(req.game_id, done)
                     if await self.catch_up(req.game_id, game):
                         continue
                 return error(decision.code, decision.reason, decision.clause)
@@ -298,6 +315,7 @@ class Rules:
             result = await self.store.append(
                 req.game_id, game.version, game.hash, req.command_id,
                 [NewEvent(_tag(e), _store_encoder.encode(e)) for e in events], seal=seal_now,
+                time_ms=now_ms, action=f"{req.seat} {req.action}",
             )  # fmt: skip
             if not isinstance(result, Appended):  # another replica got there first
                 caught_up = True
@@ -305,7 +323,7 @@ class Rules:
                 continue
             if result.duplicate:
                 await self.catch_up(req.game_id, game)
-                return _receipt(req.game_id, result)
+                return self.receipt(req.game_id, result)
             if seal_now:
                 sealed = _sealed(result)
                 table = tables.evolve(table, sealed)
@@ -317,7 +335,7 @@ class Rules:
             await self.publish(game, result, events)
             if outcome is not None and not table.sealed:
                 await self.finish(req.game_id, game)
-            return _receipt(req.game_id, result)
+            return self.receipt(req.game_id, result)
         return error(ErrorCode.CONFLICT, "the game kept changing; retry")
 
     def _check(self, req: Act, game: Game) -> Rejection | None:
@@ -421,7 +439,7 @@ class Rules:
             shown, audience = self.project(game, s, dec.decode(s.body))
             public.append(shown)
             if req.seat is not None and req.seat in audience:
-                sealed.append(seal(game.tokens[req.seat], req.seat, s))
+                sealed.append(self.sealed_for(game, req.seat, s))
         return Events(game_id=req.game_id, events=public, head=head.version, sealed=sealed)
 
     async def view(self, req: GetView) -> Reply:
@@ -459,14 +477,30 @@ class Rules:
 
     def project(self, game: Game, stored: StoredEvent, event: Event
                 ) -> tuple[StoredEvent, tuple[int, ...]]:  # fmt: skip
-        """The public form of a stored event now, and the seats that may see all of it."""
-        shown = tables.visible(game.table, event, None)
+        """The public form of a stored event now, and the seats that may see all of it.
+
+        In a game with hidden information the recorded action stays with its seat until the
+        end: what a seat typed may say more than the events show the others."""
+        table = game.table
+        if (
+            stored.action
+            and (table.created.randomness or table.created.hidden_setup)
+            and (tables.outcome(table) is None)
+        ):
+            stored = msgspec.structs.replace(stored, action="")
+        shown = tables.visible(table, event, None)
         if shown is event:
             return stored, ()
         audience = tables.audience(event)
         body = msgspec.Raw(encode(shown)) if shown is not None else msgspec.Raw(b"null")
         return (msgspec.structs.replace(stored, body=body, redacted=True,
                                         audience=list(audience)), audience)  # fmt: skip
+
+    def sealed_for(self, game: Game, seat: int, stored: StoredEvent) -> SealedEvent:
+        """The whole stored event, sealed to `seat`; the action only if it was that seat's."""
+        if stored.action and not stored.action.startswith(f"{seat} "):
+            stored = msgspec.structs.replace(stored, action="")
+        return seal(game.tokens[seat], seat, stored)
 
     async def publish(self, game: Game, result: Appended, events: Sequence[Event]) -> None:
         """Notify subscribers: the public form on the game's subject, and each seat's private
@@ -478,7 +512,7 @@ class Rules:
             shown, audience = self.project(game, stored, event)
             await self.nc.publish(subject, encode(shown))
             for seat in audience:
-                box = seal(game.tokens[seat], seat, stored)
+                box = self.sealed_for(game, seat, stored)
                 await self.nc.publish(subjects.seat_events(game_id, seat), encode(box))
 
 

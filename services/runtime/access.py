@@ -63,6 +63,7 @@ NATS_PERMISSIONS: Final[dict[str, dict[str, list[str]]]] = {
             subjects.RULES_ACT,
             subjects.RULES_READ,
             subjects.RULES_VIEW,
+            subjects.RULES_KEYS,
             subjects.MATCH_ENQUEUE,
             subjects.MATCH_CANCEL,
         ],
@@ -86,7 +87,7 @@ VALKEY_RULES: Final[dict[str, str]] = {
     # (a shuffle, a card salt) but never the seed.
     "rules": (
         f"~{_GAME}:log ~{_GAME}:meta ~{_GAME}:cmds %R~{_GAME}:secret ~tabula:games "
-        "~tabula:secret +@connection +@read -keys -scan "
+        "~tabula:secret ~tabula:signing-key +@connection +@read -keys -scan "
         "+evalsha +eval +script|load +xadd +hset +hsetnx +zadd +set"
     ),
     # The only reader of seeds; writes secret outcomes once; reads the log to bind each draw

@@ -5,6 +5,7 @@ through the stack file it writes into TABULA_HOME.
 """
 
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -47,6 +48,8 @@ class Settings:
     # The store's admin (`tabula import`): TABULA_ADMIN_REDIS_URL, else the stack's, else
     # redis_url.
     admin_redis_url: str = ""
+    # The rules service's Ed25519 seed (64 hex), TABULA_SIGNING_KEY; None: kept in the store.
+    signing_key: str | None = None
     # The stack's folder when it was found elsewhere than ./.tabula or TABULA_HOME: the CLI says
     # which stack it uses rather than silently using another directory's.
     found_at: Path | None = None
@@ -120,6 +123,9 @@ def load() -> Settings:
     if level not in {"debug", "info", "warning", "error"}:
         raise ConfigError(f"TABULA_LOG_LEVEL must be debug|info|warning|error, not {level!r}")
     json_env = os.environ.get("TABULA_JSON_LOGS", "")
+    signing_key = os.environ.get("TABULA_SIGNING_KEY") or None
+    if signing_key is not None and not re.fullmatch(r"[0-9a-f]{64}", signing_key):
+        raise ConfigError("TABULA_SIGNING_KEY must be 64 lowercase hex (an Ed25519 seed)")
     return Settings(
         nats_url=nats_url,
         redis_url=redis_url,
@@ -128,5 +134,6 @@ def load() -> Settings:
         log_level=level,
         json_logs=json_env != "0",
         admin_redis_url=admin_redis_url or redis_url,
+        signing_key=signing_key,
         found_at=found_at,
     )

@@ -23,6 +23,7 @@ from redis.exceptions import NoScriptError, ResponseError, WatchError
 from contracts.envelope import StoredEvent
 from contracts.events import GameCreated, GameEnded, GameSealed
 from domain import fairplay
+from services.runtime.signing import Signer
 
 GAMES_INDEX = "tabula:games"
 BATCH_TIMEOUT = (
@@ -94,6 +95,7 @@ def _entry(game_id: str, fields: dict[bytes, bytes]) -> StoredEvent:
         time_ms=int(fields[b"ts"]),
         command_id=fields[b"cmd"].decode(),
         hash=fields[b"h"].decode(),
+        action=fields.get(b"act", b"").decode(),
     )
 
 
@@ -110,12 +112,18 @@ class _Pending:
 
 class EventStore:
     def __init__(
-        self, redis: "aioredis.Redis", max_batch: int = 256, max_inflight: int = 4
+        self,
+        redis: "aioredis.Redis",
+        max_batch: int = 256,
+        max_inflight: int = 4,
+        signer: Signer | None = None,
     ) -> None:
         # Any: redis-py types every reply as bytes | str | None; this client is bytes-mode.
         self.redis: Any = redis
+        self.signer = signer  # signs each GameSealed (the rules service's store)
         self._script = resources.files("services.runtime").joinpath("append.lua").read_text()
         self._sha: str | None = None
+        self._chains: dict[str, int] = {}  # game id -> its hash chain version (never changes)
         self._queue: list[_Pending] = []
         self._wakeup = asyncio.Event()
         self._max_batch = max_batch
@@ -137,6 +145,12 @@ class EventStore:
 
     # -- appending -------------------------------------------------------------------------
 
+    def _seal(self, game_id: str, version: int, digest: str) -> GameSealed:
+        if self.signer is None:
+            return GameSealed(version=version, hash=digest)
+        return GameSealed(version=version, hash=digest, key=self.signer.public,
+                          signature=self.signer.seal(game_id, version, digest))  # fmt: skip
+
     async def append(
         self,
         game_id: str,
@@ -147,22 +161,30 @@ class EventStore:
         *,
         seal: bool = False,
         time_ms: int | None = None,
+        action: str = "",
     ) -> Appended | Conflict:
         """Append `events` at `expected_version`, whose chain hash is `prev_hash`.
 
         A command id already applied returns its original result (duplicate=True) and appends
         nothing; a stale expected version or head returns Conflict and appends nothing. With
         `seal`, a GameSealed event recording the final (n, h_n) follows in the same append.
+        `action` ("<seat> <action>") is the command that produced the events; every entry of
+        the append records it, inside the chain (v2), so an audit can decide it again.
         """
         if not events:
             raise ValueError("an append needs at least one event")
         now = time_ms if time_ms is not None else int(time.time() * 1000)
+        if not (command_id.isascii() and action.isascii()):  # chain v2 hashes them as ASCII
+            raise ValueError(f"command id and action must be ASCII, got {command_id!r}")
+        chain = await self.chain_of(game_id, expected_version)
         stored: list[StoredEvent] = []
         digest = prev_hash
         version = expected_version
         for event in events:
             version += 1
-            digest = fairplay.chain_hash(version, digest, event.type, event.body)
+            digest = fairplay.entry_hash(
+                chain, version, digest, event.type, event.body, now, command_id, action
+            )
             stored.append(
                 StoredEvent(
                     game_id=game_id,
@@ -172,12 +194,15 @@ class EventStore:
                     time_ms=now,
                     command_id=command_id,
                     hash=digest,
+                    action=action,
                 )
             )
             if seal and len(stored) == len(events):
-                body = msgspec.json.encode(GameSealed(version=version, hash=digest))
+                body = msgspec.json.encode(self._seal(game_id, version, digest))
                 version += 1
-                digest = fairplay.chain_hash(version, digest, "GameSealed", body)
+                digest = fairplay.entry_hash(
+                    chain, version, digest, "GameSealed", body, now, command_id, action
+                )
                 stored.append(
                     StoredEvent(
                         game_id=game_id,
@@ -187,11 +212,13 @@ class EventStore:
                         time_ms=now,
                         command_id=command_id,
                         hash=digest,
+                        action=action,
                     )
                 )
         args: list[Any] = [expected_version, prev_hash, command_id, now, game_id, len(stored)]
         for e in stored:
             args += [e.type, bytes(e.body), e.hash]
+        args += [chain, action]
         keys = [log_key(game_id), meta_key(game_id), commands_key(game_id)]
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self._queue.append(_Pending(keys, args, future))
@@ -202,10 +229,30 @@ class EventStore:
         status = status.decode() if isinstance(status, bytes) else status
         if status == "conflict":
             return Conflict(int(payload))
+        if status == "chain":  # the game was created anew since we looked: look again
+            self._chains.pop(game_id, None)
+            return Conflict(int(payload))
         first, last, head = _parse_result(payload)
         if status == "dup":
             return Appended(first, last, head, duplicate=True)
+        if len(self._chains) >= 100_000:
+            self._chains.clear()
+        self._chains[game_id] = chain
         return Appended(first, last, head, events=tuple(stored))
+
+    async def chain_of(self, game_id: str, expected_version: int = 1) -> int:
+        """The hash chain version of a game's appends: v2 for a new game (its first append,
+        at version 0); for a game that exists, the one its create recorded in the meta
+        (`chain`; absent for a game created before v2: v1, which it keeps, or its chain would
+        break). Cached once an append succeeded: a game's chain version never changes, and the
+        append script refuses one that differs from the meta's."""
+        if expected_version == 0:
+            return fairplay.CHAIN_V2
+        chain = self._chains.get(game_id)
+        if chain is None:
+            raw = await self.redis.hget(meta_key(game_id), "chain")
+            chain = int(raw) if raw is not None else fairplay.CHAIN_V1
+        return chain
 
     async def _ensure_script(self) -> str:
         if self._sha is None:
@@ -299,8 +346,9 @@ class EventStore:
 
         One MULTI/EXEC on the game's keys (stream, meta, command ids), refused with GameExists
         if the game has any of them (WATCHed, so a concurrent writer also makes it refuse). The
-        caller checks the chain first; this only requires versions 1..n of one game. The game is
-        then indexed for listing, outside its slot, as `register_game` does.
+        caller checks the chain first; this only requires versions 1..n of one game, and takes
+        its hash chain version (v1 or v2, meta `chain`) from h_1, so appends continue it. The
+        game is then indexed for listing, outside its slot, as `register_game` does.
         """
         if not stored:
             raise ValueError("nothing to import")
@@ -308,10 +356,16 @@ class EventStore:
         for i, s in enumerate(stored, 1):
             if s.game_id != game_id or s.version != i:
                 raise ValueError(f"not one game's log in order: {s.game_id} version {s.version}")
+        one = stored[0]
+        h1 = fairplay.ChainEntry(one.version, one.type, bytes(one.body), one.time_ms,
+                                 one.command_id, one.hash, one.action)  # fmt: skip
+        chain = fairplay.chain_version(game_id, [h1])
+        if chain is None:
+            raise ValueError(f"the hash of event 1 of {game_id} is h_1 under no chain version")
         created = msgspec.json.decode(bytes(stored[0].body), type=GameCreated)
         ended = next((s for s in reversed(stored) if s.type == "GameEnded"), None)
         meta: dict[str, Any] = {"version": stored[-1].version, "head": stored[-1].hash,
-                                "ruleset": created.ruleset}  # fmt: skip
+                                "ruleset": created.ruleset, "chain": chain}  # fmt: skip
         if ended is not None:
             end = msgspec.json.decode(bytes(ended.body), type=GameEnded)
             meta |= {"result": end.result, "reason": end.reason}
@@ -329,6 +383,8 @@ class EventStore:
             for s in stored:
                 fields = {"g": game_id, "v": s.version, "type": s.type, "body": bytes(s.body),
                           "cmd": s.command_id, "ts": s.time_ms, "h": s.hash}  # fmt: skip
+                if s.action:
+                    fields["act"] = s.action
                 pipe.xadd(keys[0], fields, id=f"0-{s.version}")
             pipe.hset(keys[1], mapping=meta)
             pipe.hset(keys[2], mapping=commands)

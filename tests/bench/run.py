@@ -23,6 +23,7 @@ import nats
 from contracts import subjects
 from contracts.commands import Act
 from services.client.client import Client
+from services.runtime import access
 from services.runtime.embedded import start_nats, start_valkey
 from tests.bench.bare import SUBJECT as BARE_SUBJECT
 from tests.recorded import record_games
@@ -142,14 +143,25 @@ async def drive(
 async def bench(games: int, plies: int, rounds: int, open_games: int, workdir: Path) -> None:
     print(f"recording {min(games, 40)} legal games of up to {plies} plies ...", flush=True)
     recorded = record_games(min(games, 40), plies, seed=1)
-    nats_server = start_nats(workdir)
-    valkey = start_valkey(None if os.environ.get("BENCH_NO_AOF") else workdir / "redis")
-    nu, ru = nats_server.url, valkey.url
-    client = await Client.connect(nu, timeout=30)
+    # Closed servers, as `tabula up` runs them: every process as its own user.
+    creds = access.load_or_create(workdir)
+    nats_conf, acl = access.write_server_files(workdir, creds)
+    nats_server = start_nats(workdir, nats_conf)
+    valkey = start_valkey(None if os.environ.get("BENCH_NO_AOF") else workdir / "redis", acl=acl)
+
+    def nats_as(role: str) -> str:
+        return access.with_user(nats_server.url, role, creds.passwords[role])
+
+    def redis_as(role: str) -> str:
+        return access.with_user(valkey.url, role, creds.passwords[role])
+
+    nu = nats_as("admin")  # the operator's: $SRV pings and the bare loop's subject
+    client = await Client.connect(nats_as("player"), timeout=30)
+    operator = await Client.connect(nu, timeout=30)
     enc = msgspec.json.Encoder()
     results: list[Run] = []
     try:
-        bare = start("tests.bench.bare", nu, ru, workdir / "bare.log")
+        bare = start("tests.bench.bare", nu, redis_as("admin"), workdir / "bare.log")
         await wait_service(nu, "tabula-bench-bare")
         plans = []
         for g in range(games):
@@ -173,7 +185,7 @@ async def bench(games: int, plies: int, rounds: int, open_games: int, workdir: P
             )
         servers = {"nats": nats_server.proc.pid, "valkey": valkey.proc.pid}
         results.append(
-            await drive("bare loop (NATS+XADD)", client, plans, {"service": bare.pid, **servers})
+            await drive("bare loop (NATS+XADD)", operator, plans, {"service": bare.pid, **servers})
         )
         bare.terminate()
         bare.wait()
@@ -181,7 +193,12 @@ async def bench(games: int, plies: int, rounds: int, open_games: int, workdir: P
         rules = None
         for replicas in (1, 2):
             procs = [
-                start("services.rules", nu, ru, workdir / f"rules-{replicas}-{i}.log")
+                start(
+                    "services.rules",
+                    nats_as("rules"),
+                    redis_as("rules"),
+                    workdir / f"rules-{replicas}-{i}.log",
+                )
                 for i in range(replicas)
             ]
             await wait_replicas(nu, replicas)
@@ -250,11 +267,13 @@ async def bench(games: int, plies: int, rounds: int, open_games: int, workdir: P
         rules.wait()
     finally:
         await client.close()
+        await operator.close()
         nats_server.stop()
         valkey.stop()
 
     from tests.bench.adjudication import main as adjudication
     from tests.bench.cyvasse import main as cyvasse
+    from tests.bench.signing import main as signing
     from tests.bench.yavoch import main as yavoch
 
     print("\n3-D Chess adjudication (decide + evolve + end-of-game checks), in process:")
@@ -263,6 +282,8 @@ async def bench(games: int, plies: int, rounds: int, open_games: int, workdir: P
     cyvasse()
     print("\nYavoch adjudication, in process:")
     yavoch()
+    print("\nSigned receipts (Ed25519), in process:")
+    signing()
 
 
 def main() -> None:

@@ -14,7 +14,7 @@ import pytest
 from contracts.envelope import StoredEvent
 from contracts.schemas import REPLIES, REQUESTS, all_schemas
 from domain import fairplay
-from domain.audit import audit
+from domain.audit import audit, chain_entries
 from domain.core import fold
 from services.runtime.codec import decode_log
 
@@ -34,8 +34,9 @@ def test_there_are_golden_logs() -> None:
 def test_golden_log_decodes_verifies_and_replays(path: Path) -> None:
     stored = load(path)
     game_id = stored[0].game_id
-    entries = [(s.version, s.type, bytes(s.body), s.hash) for s in stored]
+    entries = chain_entries(stored)
     assert fairplay.verify_chain(game_id, entries) is None
+    assert fairplay.chain_version(game_id, entries) == fairplay.CHAIN_V1  # written before v2
     ruleset, events = decode_log(stored)
     assert [type(e).__name__ for e in events] == [s.type for s in stored]
     state = fold(ruleset, events)

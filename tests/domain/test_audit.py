@@ -2,7 +2,8 @@
 
 The logs are built from platform events with a tiny test ruleset ("auditdice": a die, a deck of
 ten cards, a hidden setup of three numbers) registered for the test, then chained exactly as the
-event store chains them (fairplay.chain_hash over the encoded bytes).
+event store chains them (hash chain v2 over the encoded bytes, time and command id; v1 where a
+test says so).
 """
 
 from collections.abc import Sequence
@@ -31,7 +32,15 @@ from contracts.events import (
     SetupRevealed,
 )
 from domain import fairplay, registry
-from domain.audit import IN_PLAY_NOTE, MISSING, NO_HEAD_NOTE, AuditReport, StoreHead, audit
+from domain.audit import (
+    IN_PLAY_NOTE,
+    MISSING,
+    NO_ACTIONS_NOTE,
+    NO_HEAD_NOTE,
+    AuditReport,
+    StoreHead,
+    audit,
+)
 from domain.core import Outcome, Rejection
 from tests.rulesets import register
 from tests.rulesets.driver import LocalGame, play_locally, setup_bytes
@@ -109,7 +118,9 @@ def ruleset(monkeypatch: pytest.MonkeyPatch) -> AuditDice:
 # -- building chained logs ------------------------------------------------------------------
 
 
-def chained(events: Sequence[Event], game_id: str = GAME) -> list[StoredEvent]:
+def chained(
+    events: Sequence[Event], game_id: str = GAME, chain: int = fairplay.CHAIN_V2
+) -> list[StoredEvent]:
     """Store `events` as the event store would; a GameSealed records the event before it."""
     stored: list[StoredEvent] = []
     prev = fairplay.genesis_hash(game_id)
@@ -118,20 +129,28 @@ def chained(events: Sequence[Event], game_id: str = GAME) -> list[StoredEvent]:
         body = msgspec.json.encode(event)
         tag = type(event).__struct_config__.tag
         assert isinstance(tag, str)
-        stored.append(entry(game_id, i, tag, body, prev))
+        stored.append(entry(game_id, i, tag, body, prev, chain))
         prev = stored[-1].hash
     return stored
 
 
-def entry(game_id: str, version: int, type_: str, body: bytes, prev: str) -> StoredEvent:
+def entry(
+    game_id: str,
+    version: int,
+    type_: str,
+    body: bytes,
+    prev: str,
+    chain: int = fairplay.CHAIN_V2,
+) -> StoredEvent:
+    time_ms, command_id = 1_700_000_000_000 + version, f"c{version}"
     return StoredEvent(
         game_id=game_id,
         version=version,
         type=type_,
         body=msgspec.Raw(body),
-        time_ms=1_700_000_000_000 + version,
-        command_id=f"c{version}",
-        hash=fairplay.chain_hash(version, prev, type_, body),
+        time_ms=time_ms,
+        command_id=command_id,
+        hash=fairplay.entry_hash(chain, version, prev, type_, body, time_ms, command_id),
     )
 
 
@@ -226,7 +245,11 @@ def test_honest_game_passes_every_check_with_counts() -> None:
         "ended",
     )
     lines = [str(c) for c in report.checks]
-    assert "chain: 20 events, hashes and versions" in lines
+    assert (
+        "chain: 20 events, hashes and versions "
+        "(hash chain v2, times and command ids included)" in lines
+    )
+    assert report.chain == fairplay.CHAIN_V2
     assert "dice: 2 rolls recomputed" in lines
     assert "shuffles: 1 recomputed" in lines
     assert "nonces: 0..2, no gap or repeat" in lines
@@ -237,7 +260,7 @@ def test_honest_game_passes_every_check_with_counts() -> None:
     assert any(line.startswith("replay: 20 events folded, 1-0 by points") for line in lines)
     assert any(line.startswith("store head: the log ends at the store's head, version 20 ")
                and line.endswith("result 1-0") for line in lines)  # fmt: skip
-    assert report.notes == ()
+    assert report.notes == (NO_ACTIONS_NOTE,)  # built by hand: no commands to decide again
 
 
 # -- the store's head: a tail cut off ------------------------------------------------------------
@@ -247,7 +270,7 @@ def test_without_a_head_the_report_says_the_tail_is_unchecked() -> None:
     """An export has no store head: the audit passes as before and says what it could not see."""
     report = audit(chained(honest()))
     assert report.ok, report.failure
-    assert report.notes == (NO_HEAD_NOTE,)
+    assert report.notes == (NO_HEAD_NOTE, NO_ACTIONS_NOTE)
     assert "store head" not in {c.name for c in report.checks}
 
 
@@ -310,7 +333,7 @@ def test_a_game_in_play_at_its_head_passes() -> None:
     stored = chained(honest()[:17])
     report = audit(stored, head_of(stored, ""))
     assert report.ok, report.failure
-    assert report.notes == (IN_PLAY_NOTE,)
+    assert report.notes == (IN_PLAY_NOTE, NO_ACTIONS_NOTE)
     assert "store head" in {c.name for c in report.checks}
 
 
@@ -372,6 +395,52 @@ def test_one_changed_byte_in_any_body_fails_the_chain_at_that_version() -> None:
         body[len(body) // 2] ^= 0x01
         tampered = [*stored[:i], replace(s, body=msgspec.Raw(bytes(body))), *stored[i + 1 :]]
         failed_at(audit(tampered), s.version, s.type, "hash chain")
+
+
+def test_a_changed_time_or_command_id_fails_the_chain_at_that_version() -> None:
+    """Under hash chain v2 each entry's `ts` and `cmd` are chained: changing either (hashes
+    left as stored) names that version."""
+    stored = chained(honest())
+    for i, s in enumerate(stored):
+        for changed in (replace(s, time_ms=s.time_ms + 1), replace(s, command_id="forged")):
+            report = audit([*stored[:i], changed, *stored[i + 1 :]])
+            failed_at(report, s.version, s.type, "hash chain", "time (ts), its command id (cmd)")
+
+
+def test_a_v1_log_passes_and_ignores_time_and_command_id() -> None:
+    """A log chained under v1 (written before v2) passes and says so; v1 never covered `ts`
+    and `cmd`, so changing them changes nothing, while a changed body still fails."""
+    stored = chained(honest(), chain=fairplay.CHAIN_V1)
+    report = audit(stored, head_of(stored))
+    assert report.ok, report.failure
+    assert report.chain == fairplay.CHAIN_V1
+    assert "(hash chain v1, times and command ids not included)" in str(report.checks[0])
+    moved = [replace(s, time_ms=s.time_ms + 7, command_id=f"x{s.version}") for s in stored]
+    assert audit(moved, head_of(moved)).ok
+    s = stored[9]
+    forged = replace(s, body=msgspec.Raw(bytes(s.body).replace(b"1", b"2", 1)))
+    report = audit([*stored[:9], forged, *stored[10:]])
+    failed_at(report, s.version, s.type, "hash chain", "the event or its hash was altered")
+
+
+def test_a_first_event_under_neither_chain_version_names_both() -> None:
+    stored = chained(honest())
+    first_event = replace(stored[0], command_id="c0")
+    report = audit([first_event, *stored[1:]])
+    failed_at(report, 1, "GameCreated", "is not h_1 of the stored entry (v2 ", " nor v1 ")
+    assert report.chain == 0
+
+
+def test_a_log_that_switches_chain_version_fails_where_it_switches() -> None:
+    """h_1 decides the version: an event rehashed under the other version breaks the chain
+    there, even with every later hash recomputed from it."""
+    v2 = chained(honest())
+    tail = chained(honest(), chain=fairplay.CHAIN_V1)  # only its shape; rehash from v2[4]
+    mixed = list(v2[:5])
+    for s in tail[5:]:
+        mixed.append(entry(GAME, s.version, s.type, bytes(s.body), mixed[-1].hash,
+                           fairplay.CHAIN_V1))  # fmt: skip
+    failed_at(audit(mixed), 6, "ClientSeedRevealed", "hash chain")
 
 
 def test_a_missing_event_fails_the_chain_at_the_gap() -> None:

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import hmac
 import io
+import json
 import math
 import os
 import pathlib
@@ -202,11 +204,12 @@ def test_setup_commitment() -> None:
 
 
 def _chain(events: list[tuple[str, bytes]]) -> list[fp.ChainEntry]:
+    """A v1 log (entries carry a time and command id, which v1 does not hash)."""
     out: list[fp.ChainEntry] = []
     prev = fp.genesis_hash(GAME)
     for version, (type_, body) in enumerate(events, start=1):
         prev = fp.chain_hash(version, prev, type_, body)
-        out.append(fp.ChainEntry(version, type_, body, prev))
+        out.append(fp.ChainEntry(version, type_, body, 1_600_000_000_000, f"c{version}", prev))
     return out
 
 
@@ -222,7 +225,9 @@ def test_verify_chain_accepts_a_good_chain() -> None:
     chain = _chain(EVENTS)
     assert chain[1].hash == "67aa0838f73a66a45ce8d3dda08dd73e1de52e60e92b39f4eaae6664e85e19c6"
     assert fp.verify_chain(GAME, chain) is None
-    assert fp.verify_chain(GAME, [(e.version, e.type, e.body, e.hash) for e in chain]) is None
+    plain = [(e.version, e.type, e.body, e.time_ms, e.command_id, e.hash) for e in chain]
+    assert fp.verify_chain(GAME, plain) is None  # plain tuples will do
+    assert fp.chain_version(GAME, chain) == fp.CHAIN_V1
     assert fp.verify_chain(GAME, []) is None
     assert fp.verify_chain(GAME, chain[:2]) is None
 
@@ -259,6 +264,121 @@ def test_verify_chain_is_bound_to_the_game() -> None:
     assert fp.verify_chain("g-0002", _chain(EVENTS)) == 1
 
 
+# --------------------------------------------------------------------------- hash chain v2
+
+# A fixed log: (type, body, ts, cmd); the last two events came from one command.
+V2_EVENTS = [  # (type, body, ts, cmd, act)
+    ("GameCreated", b'{"seats":2}', 1_700_000_000_000, "cmd-0001", ""),
+    ("DieRolled", b'{"nonce":0,"face":3}', 1_700_000_000_123, "cmd-0002", "0 roll"),
+    ("GameEnded", b'{"winner":0}', 1_700_000_000_123, "cmd-0002", "0 roll"),
+]
+# Computed once with chain_hash_v2 and checked with openssl (docs/fair-play.md); fixed here.
+V2_HASHES = [
+    "39d2d1a31f7f065cf8670b1cf5bd44f820b993ef7695ed599fa614a5ef8ca488",
+    "d7b63a30fed22ba9722e6ee0209f0a4b01a25bd9dba05e3b3cd93d4b4c825080",
+    "792c195f11aeaa984365ad4e38226d2ffdf96e2e8a75113f351a2751c8870167",
+]
+
+
+def _chain_v2(events: list[tuple[str, bytes, int, str, str]]) -> list[fp.ChainEntry]:
+    out: list[fp.ChainEntry] = []
+    prev = fp.genesis_hash(GAME)
+    for version, (type_, body, ts, cmd, act) in enumerate(events, start=1):
+        prev = fp.chain_hash_v2(version, prev, type_, body, ts, cmd, act)
+        out.append(fp.ChainEntry(version, type_, body, ts, cmd, prev, act))
+    return out
+
+
+def test_vector_chain_v2() -> None:
+    chain = _chain_v2(V2_EVENTS)
+    assert [e.hash for e in chain] == V2_HASHES
+    assert fp.verify_chain(GAME, chain) is None
+    assert fp.chain_version(GAME, chain) == fp.CHAIN_V2
+    # Same h_0 as v1, different h_1: the version shows from the first event on.
+    v1_h1 = fp.chain_hash(1, fp.genesis_hash(GAME), "GameCreated", b'{"seats":2}')
+    assert v1_h1 == "3cf6be73cd6b90f4f074c97b0c5f55031c3fbf237c678b43b65552e3b06ece49"
+    assert v1_h1 != V2_HASHES[0]
+
+
+def test_chain_v2_formula_recomputed_with_hashlib() -> None:
+    """The documented byte layout, written out independently of domain/fairplay.py."""
+    prev = hashlib.sha256(b"gamelog:v1:genesis:" + GAME.encode()).digest()
+    for n, ((type_, body, ts, cmd, act), expected) in enumerate(
+        zip(V2_EVENTS, V2_HASHES, strict=True), start=1
+    ):
+        t, c, a = type_.encode("ascii"), cmd.encode("ascii"), act.encode("ascii")
+        data = (
+            b"gamelog:v2:" + n.to_bytes(8, "big") + prev
+            + len(t).to_bytes(4, "big") + t + len(body).to_bytes(4, "big") + body
+            + ts.to_bytes(8, "big") + len(c).to_bytes(4, "big") + c
+            + len(a).to_bytes(4, "big") + a
+        )  # fmt: skip
+        digest = hashlib.sha256(data)
+        assert digest.hexdigest() == expected
+        assert fp.entry_hash(fp.CHAIN_V2, n, prev.hex(), type_, body, ts, cmd, act) == expected
+        prev = digest.digest()
+
+
+@pytest.mark.parametrize("index", range(len(V2_EVENTS)))
+@pytest.mark.parametrize(
+    "change",
+    [1_700_000_000_124, 0, "cmd-0003", "", "cmd-0002 ", ("action", "1 resign")],
+    ids=["ts+1", "ts=0", "other-cmd", "empty-cmd", "cmd-space", "other-action"],
+)
+def test_v2_changed_ts_cmd_or_action_breaks_the_chain_at_that_entry(
+    index: int, change: int | str | tuple[str, str]
+) -> None:
+    chain = _chain_v2(V2_EVENTS)
+    e = chain[index]
+    if isinstance(change, int):
+        chain[index] = e._replace(time_ms=change)
+    elif isinstance(change, tuple):
+        chain[index] = e._replace(action=change[1])
+    else:
+        chain[index] = e._replace(command_id=change)
+    assert chain[index] != e
+    assert fp.verify_chain(GAME, chain) == index + 1
+    # Only h_1 decides the version: a changed first entry matches neither formula.
+    assert fp.chain_version(GAME, chain) == (None if index == 0 else fp.CHAIN_V2)
+
+
+def test_v1_log_ignores_ts_and_cmd() -> None:
+    chain = _chain(EVENTS)
+    for i, e in enumerate(chain):
+        chain[i] = e._replace(time_ms=e.time_ms + 1000 * i, command_id=f"other-{i}")
+    assert fp.verify_chain(GAME, chain) is None
+    assert fp.chain_version(GAME, chain) == fp.CHAIN_V1
+
+
+def test_a_log_keeps_the_version_of_its_first_event() -> None:
+    """Every entry must use the version h_1 was written under: v2 then v1, or v1 then v2,
+    breaks at the first entry of the other version."""
+    v2 = _chain_v2(V2_EVENTS)
+    type_, body = V2_EVENTS[1][:2]
+    as_v1 = fp.chain_hash(2, v2[0].hash, type_, body)
+    mixed = [v2[0], v2[1]._replace(hash=as_v1)]
+    assert fp.verify_chain(GAME, mixed) == 2
+
+    v1 = _chain(EVENTS)
+    e = v1[1]
+    as_v2 = fp.chain_hash_v2(2, v1[0].hash, e.type, e.body, e.time_ms, e.command_id)
+    assert fp.verify_chain(GAME, [v1[0], e._replace(hash=as_v2)]) == 2
+
+
+def test_chain_version_of_an_empty_or_broken_log() -> None:
+    assert fp.chain_version(GAME, []) is None
+    chain = _chain_v2(V2_EVENTS)
+    assert fp.chain_version(GAME, chain[1:]) is None  # does not start at version 1
+    assert fp.chain_version("g-0002", chain) is None  # another game's genesis
+    assert fp.verify_chain("g-0002", chain) == 1
+
+
+def test_v2_entry_with_a_non_ascii_command_id_does_not_verify() -> None:
+    chain = _chain_v2(V2_EVENTS)
+    chain[2] = chain[2]._replace(command_id="cmd-ü")
+    assert fp.verify_chain(GAME, chain) == 3
+
+
 # --------------------------------------------------------------------------- input validation
 
 
@@ -293,6 +413,13 @@ def test_verify_chain_is_bound_to_the_game() -> None:
         (lambda: fp.chain_hash(0, "0" * 64, "T", b""), r"need 1 <= version"),
         (lambda: fp.chain_hash(1, "0" * 63, "T", b""), "previous hash must be 64"),
         (lambda: fp.chain_hash(1, "0" * 64, "Tür", b""), "event type must be ASCII"),
+        (lambda: fp.chain_hash_v2(1, "0" * 64, "T", b"", 0, "cmd-ü"), "command id must be ASCII"),
+        (lambda: fp.chain_hash_v2(1, "0" * 64, "T", b"", -1, "c"), "time_ms out of range"),
+        (lambda: fp.chain_hash_v2(1, "0" * 64, "T", b"", 2**64, "c"), "time_ms out of range"),
+        (lambda: fp.chain_hash_v2(1, "0" * 64, "T", b"", True, "c"), "time_ms must be an int"),
+        (lambda: fp.chain_hash_v2(1, "0" * 64, "T", b"", 0, 7), "command id must be a str"),  # type: ignore[arg-type]
+        (lambda: fp.chain_hash_v2(1, "0" * 64, "Tür", b"", 0, "c"), "event type must be ASCII"),
+        (lambda: fp.entry_hash(3, 1, "0" * 64, "T", b"", 0, "c"), "unknown hash chain version"),
     ],
 )
 def test_input_validation(call: Callable[[], object], message: str) -> None:
@@ -482,10 +609,20 @@ def test_openssl_recipe_matches() -> None:
 # --------------------------------------------------------------------------- the user docs
 
 
+DOC = pathlib.Path(__file__).parents[2] / "docs" / "fair-play.md"
+
+
+def _doc_block(language: str, holding: str) -> str:
+    """The code block of docs/fair-play.md in `language` that holds `holding`."""
+    blocks = [b.split("```")[0] for b in DOC.read_text().split(f"```{language}\n")[1:]]
+    found = [b for b in blocks if holding in b]
+    assert len(found) == 1, f"one {language} block with {holding!r} in {DOC}"
+    return found[0]
+
+
 def test_docs_standalone_verifier_reproduces_the_vectors(tmp_path: pathlib.Path) -> None:
-    doc = pathlib.Path(__file__).parents[2] / "docs" / "fair-play.md"
     script = tmp_path / "verify.py"
-    script.write_text(doc.read_text().split("```python\n")[1].split("```")[0])
+    script.write_text(_doc_block("python", "Check a Tabula draw"))
 
     def run(nonce: int, kind: str, n: int) -> str:
         args = [SEED, fp.seed_commitment(SEED), GAME, str(nonce), kind, str(n), *CLIENT_SEEDS]
@@ -496,3 +633,46 @@ def test_docs_standalone_verifier_reproduces_the_vectors(tmp_path: pathlib.Path)
     assert [run(nonce, "die", 10) for nonce in range(5)] == ["3", "1", "5", "9", "9"]
     assert run(0, "die", 6) == "1"
     assert run(5, "shuffle", 52) == str(fp.shuffle(SEED, GAME, MIX, 5, 52))
+
+
+def test_docs_chain_v2_openssl_recipe_gives_the_vectors() -> None:
+    assert OPENSSL is not None, "openssl is required on this machine for the recipe test"
+    assert shutil.which("xxd"), "the recipe uses xxd (Debian's vim-common, in the base image)"
+    recipe = _doc_block("sh", "gamelog:v2:")
+    out = subprocess.run(["sh", "-c", recipe], env={"PATH": os.environ.get("PATH", "")},
+                         capture_output=True, text=True, check=True).stdout.split()  # fmt: skip
+    assert out == V2_HASHES[:2]
+
+
+def test_docs_chain_checker_verifies_exports_of_both_versions(tmp_path: pathlib.Path) -> None:
+    """The standalone chain checker on export-shaped files: the v2 vectors, a v1 log, and
+    each with one `time_ms` changed (v2 breaks there, v1 does not cover it)."""
+    script = tmp_path / "chain.py"
+    script.write_text(_doc_block("python", "Check a Tabula export's hash chain"))
+
+    def export(chain: list[fp.ChainEntry], name: str) -> pathlib.Path:
+        path = tmp_path / name
+        path.write_text("".join(
+            json.dumps({"game_id": GAME, "version": e.version, "type": e.type,
+                        "time_ms": e.time_ms, "command_id": e.command_id, "hash": e.hash,
+                        "action": e.action,
+                        "body_b64": base64.b64encode(e.body).decode()}) + "\n"
+            for e in chain
+        ))  # fmt: skip
+        return path
+
+    def check(path: pathlib.Path) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, str(script), str(path)], capture_output=True,
+                              text=True, check=False)  # fmt: skip
+
+    v2, v1 = _chain_v2(V2_EVENTS), _chain(EVENTS)
+    ok = check(export(v2, "v2.jsonl"))
+    assert ok.returncode == 0, ok.stderr
+    assert ok.stdout.strip() == f"OK: 3 events, hash chain v2, head {V2_HASHES[2]}"
+    ok = check(export(v1, "v1.jsonl"))
+    assert ok.stdout.strip() == f"OK: 4 events, hash chain v1, head {v1[-1].hash}"
+    v2[1] = v2[1]._replace(time_ms=v2[1].time_ms + 1)
+    broken = check(export(v2, "v2-ts.jsonl"))
+    assert (broken.returncode, broken.stderr.strip()) == (1, "the chain breaks at event 2")
+    v1[1] = v1[1]._replace(time_ms=v1[1].time_ms + 1)
+    assert check(export(v1, "v1-ts.jsonl")).returncode == 0

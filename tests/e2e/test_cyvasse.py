@@ -53,6 +53,8 @@ async def test_bot_games_set_up_behind_the_screen_play_and_pass_the_audit(
     assert max(commits) < min(reveals)
     report = audit(stored)
     assert report.ok, report.failure
+    commands = {s.command_id for s in stored if s.action}
+    assert next(c for c in report.checks if c.name == "commands").count == len(commands)
 
 
 async def setup_game(client: Client, white: bytes, black: bytes, revealed_white: bytes

@@ -15,6 +15,7 @@ import pytest
 
 from contracts.commands import Receipt
 from domain import fairplay
+from domain.audit import chain_entries
 from services.client.bot import NON_MOVES
 from services.client.client import Client
 from services.runtime.config import Settings
@@ -109,8 +110,9 @@ async def test_losing_a_replica_mid_run_loses_and_duplicates_nothing(
     assert len(acked) == GAMES
     for game_id, (i, receipts) in acked.items():
         stored = await store.read_all(game_id)
-        entries = [(s.version, s.type, bytes(s.body), s.hash) for s in stored]
+        entries = chain_entries(stored)
         assert fairplay.verify_chain(game_id, entries) is None, game_id
+        assert fairplay.chain_version(game_id, entries) == fairplay.CHAIN_V2
         expected = recorded[i % len(recorded)]
         # Every acknowledged command is in the log exactly once, in order, as one contiguous
         # append: the command ids, collapsed over runs, are exactly the plies.

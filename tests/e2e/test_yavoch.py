@@ -57,6 +57,8 @@ async def test_bot_games_reach_a_result_and_pass_the_audit(
     report = audit(stored)
     assert report.ok, report.failure
     assert report.status == "ended"
+    commands = {s.command_id for s in stored if s.action}
+    assert next(c for c in report.checks if c.name == "commands").count == len(commands)
 
 
 async def test_no_hand_no_deck_order_and_no_seed_cross_nats_before_their_time(

@@ -12,7 +12,7 @@ from services.client.client import Client
 @pytest.mark.parametrize(
     ("name", "endpoints"),
     [
-        (subjects.RULES_SERVICE, {"create", "act", "read", "view"}),
+        (subjects.RULES_SERVICE, {"create", "act", "read", "view", "keys"}),
         (subjects.RANDOM_SERVICE, {"seed", "draw", "reveal"}),
         (subjects.MATCH_SERVICE, {"enqueue", "cancel"}),
     ],

@@ -6,8 +6,10 @@ import uuid
 import msgspec
 import pytest
 
+from contracts.envelope import StoredEvent
 from contracts.events import GameSealed
 from domain import fairplay
+from domain.audit import chain_entries
 from services.runtime.embedded import start_valkey
 from services.runtime.eventstore import (
     Appended,
@@ -39,8 +41,9 @@ async def test_append_then_read_is_a_gapless_hash_chain(store: EventStore) -> No
     assert [s.version for s in stored] == [1, 2, 3]
     assert [s.command_id for s in stored] == ["c1", "c1", "c2"]
     assert all(s.game_id == g for s in stored)
-    entries = [(s.version, s.type, bytes(s.body), s.hash) for s in stored]
+    entries = chain_entries(stored)
     assert fairplay.verify_chain(g, entries) is None
+    assert fairplay.chain_version(g, entries) == fairplay.CHAIN_V2
     assert stored[-1].hash == r2.hash
     head = await store.head(g)
     assert head is not None
@@ -192,3 +195,94 @@ async def test_acknowledged_event_survives_a_server_crash(tmp_path) -> None:  # 
     finally:
         await store.close()
         server.stop()
+
+
+# -- hash chain v2: new games cover ts and cmd; games begun under v1 stay v1 ----------------------
+
+
+async def test_a_new_game_is_chained_under_v2_and_says_so_in_its_meta(store: EventStore) -> None:
+    """The create append writes meta `chain` = 2; every entry's hash covers its ts and cmd."""
+    g = gid()
+    r = await store.append(g, 0, fairplay.genesis_hash(g), "c1", [ev(1)], time_ms=1_000)
+    assert isinstance(r, Appended)
+    r = await store.append(g, 1, r.hash, "c2", [ev(2)], seal=True, time_ms=2_000)
+    assert isinstance(r, Appended)
+    assert await store.redis.hget(meta_key(g), "chain") == b"2"
+    stored = await store.read(g)
+    assert [(s.time_ms, s.command_id) for s in stored] == [(1_000, "c1"), (2_000, "c2"),
+                                                           (2_000, "c2")]  # fmt: skip
+    prev = fairplay.genesis_hash(g)
+    for s in stored:
+        expected = fairplay.chain_hash_v2(s.version, prev, s.type, bytes(s.body), s.time_ms,
+                                          s.command_id)  # fmt: skip
+        assert s.hash == expected
+        prev = expected
+    assert fairplay.verify_chain(g, chain_entries(stored)) is None
+
+
+async def test_a_game_begun_under_v1_keeps_appending_under_v1(store: EventStore) -> None:
+    """A game whose meta has no `chain` (created before v2) is continued under v1, so its chain
+    never breaks; the store then records `chain` = 1."""
+    g = gid()
+    h1 = fairplay.chain_hash(1, fairplay.genesis_hash(g), "Tick", ev(1).body)
+    await store.redis.xadd(log_key(g), {"g": g, "v": 1, "type": "Tick", "body": ev(1).body,
+                                        "cmd": "old", "ts": 5, "h": h1}, id="0-1")  # fmt: skip
+    await store.redis.hset(meta_key(g), mapping={"version": 1, "head": h1})  # as v1 wrote it
+    r = await store.append(g, 1, h1, "new", [ev(2), ev(3)])
+    assert isinstance(r, Appended)
+    stored = await store.read(g)
+    entries = chain_entries(stored)
+    assert fairplay.verify_chain(g, entries) is None
+    assert fairplay.chain_version(g, entries) == fairplay.CHAIN_V1
+    assert stored[1].hash == fairplay.chain_hash(2, h1, "Tick", ev(2).body)
+    assert await store.redis.hget(meta_key(g), "chain") == b"1"
+
+
+async def test_an_append_under_another_chain_version_than_the_games_is_refused(
+    store: EventStore,
+) -> None:
+    """The script checks the chain version the hashes were computed under against the game's
+    (the store's cache of it can only be stale if the game was deleted and written anew): a
+    Conflict, nothing written; the retry learns the game's version and goes through."""
+    g = gid()
+    r = await store.append(g, 0, fairplay.genesis_hash(g), "c1", [ev(1)])
+    assert isinstance(r, Appended)
+    assert await store.chain_of(g, 1) == fairplay.CHAIN_V2  # cached
+    await store.redis.hset(meta_key(g), "chain", 1)  # as if the game were now a v1 game
+    refused = await store.append(g, 1, r.hash, "c2", [ev(2)])
+    assert refused == Conflict(1)
+    assert [s.version for s in await store.read(g)] == [1]
+    again = await store.append(g, 1, r.hash, "c2", [ev(2)])
+    assert isinstance(again, Appended)
+    stored = await store.read(g)
+    assert stored[1].hash == fairplay.chain_hash(2, r.hash, "Tick", ev(2).body)
+
+
+async def test_a_non_ascii_command_id_is_refused_before_anything_is_stored(
+    store: EventStore,
+) -> None:
+    g = gid()
+    with pytest.raises(ValueError, match="command id and action must be ASCII"):
+        await store.append(g, 0, fairplay.genesis_hash(g), "zug-ü", [ev(1)])
+    assert await store.redis.exists(log_key(g), meta_key(g), commands_key(g)) == 0
+
+
+async def test_import_keeps_each_logs_chain_version(store: EventStore) -> None:
+    """An imported log (an export, maybe from before v2) records the version its h_1 was
+    written under, and appends continue it."""
+    for chain in (fairplay.CHAIN_V1, fairplay.CHAIN_V2):
+        g = gid()
+        created = msgspec.json.encode(
+            {"type": "GameCreated", "ruleset": "chess3d", "game_id": g, "seats": 2}
+        )
+        h1 = fairplay.entry_hash(chain, 1, fairplay.genesis_hash(g), "GameCreated", created,
+                                 1_000, "c1")  # fmt: skip
+        await store.import_log([StoredEvent(game_id=g, version=1, type="GameCreated",
+                                            body=msgspec.Raw(created), time_ms=1_000,
+                                            command_id="c1", hash=h1)])  # fmt: skip
+        assert await store.redis.hget(meta_key(g), "chain") == str(chain).encode()
+        r = await store.append(g, 1, h1, "c2", [ev(2)])
+        assert isinstance(r, Appended)
+        entries = chain_entries(await store.read(g))
+        assert fairplay.chain_version(g, entries) == chain
+        assert fairplay.verify_chain(g, entries) is None

@@ -2,6 +2,7 @@
 
 import asyncio
 import uuid
+from collections.abc import Callable
 
 import msgspec
 import pytest
@@ -12,6 +13,7 @@ from contracts.commands import Created, CreateGame, Error
 from contracts.envelope import StoredEvent
 from contracts.errors import ErrorCode
 from domain import fairplay
+from domain.audit import chain_entries
 from domain.core import fold
 from services.client.client import Client, TabulaError
 from services.client.sealing import new_reply_key, open_sealed
@@ -58,10 +60,7 @@ async def test_a_legal_move_is_appended_published_and_receipted(
     assert [s.type for s in stored] == ["GameCreated", "MovePlayed"]
     assert (receipt.version, receipt.hash) == (2, stored[-1].hash)
     assert published == stored[-1]
-    assert (
-        fairplay.verify_chain(game_id, [(s.version, s.type, bytes(s.body), s.hash) for s in stored])
-        is None
-    )
+    assert fairplay.verify_chain(game_id, chain_entries(stored)) is None
 
 
 async def test_a_retried_command_is_applied_once(client: Client, store: EventStore) -> None:
@@ -206,12 +205,12 @@ async def test_replay_from_the_log_equals_the_service_state(
 
 
 async def test_a_fresh_replica_rebuilds_a_game_from_the_log(
-    stack: Settings, client: Client
+    role_settings: Callable[[str], Settings], client: Client
 ) -> None:
     """A second replica, which never saw the game, answers from a fold of the log."""
     game_id, tokens = await new_game(client)
     await client.act(game_id, 0, tokens[0], "IE2-IE4")
-    async with running(rules_build, stack):
+    async with running(rules_build, role_settings("rules")):
         # Both replicas now share the queue group; whichever answers, the view is the same.
         views = {(await client.view(game_id)).position for _ in range(10)}
         await client.act(game_id, 1, tokens[1], "IIIE7-IIIE5")
@@ -221,13 +220,13 @@ async def test_a_fresh_replica_rebuilds_a_game_from_the_log(
 
 
 async def test_a_thousand_concurrent_submissions_for_one_turn_accept_exactly_one(
-    stack: Settings, client: Client, store: EventStore
+    role_settings: Callable[[str], Settings], client: Client, store: EventStore
 ) -> None:
     """1,000 different moves for the same turn, over two replicas: one lands, one event."""
     game_id, tokens = await new_game(client)
     view = await client.view(game_id, seat=0, token=tokens[0])
     moves = [m for m in view.legal if "-" in m and m not in {"offer-draw", "demand-mate"}]
-    async with running(rules_build, stack):
+    async with running(rules_build, role_settings("rules")):
         results = await asyncio.gather(
             *(
                 client.act(game_id, 0, tokens[0], moves[i % len(moves)], expected_version=1)

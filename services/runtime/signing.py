@@ -1,0 +1,125 @@
+"""Signed heads: the rules service signs every receipt and every seal with Ed25519.
+
+A receipt says "game G had head (n, h_n) when I accepted your command"; a player who keeps it
+can later show an arbiter that the service vouched for that history. The operator holds the key
+and can sign a rewritten game too, but it cannot unsign what the players hold: a log that lacks
+a receipted head (`tabula audit --receipts`) is a rewrite, proven by the service's own
+signature. A GameSealed carries the signature over the head it closes, so a log alone shows
+that the service sealed it there.
+
+The key: TABULA_SIGNING_KEY (64 hex, the Ed25519 seed) when set, else one kept in the store
+and created once by the first replica (like the seat-token secret). Its public half is served
+on subjects.RULES_KEYS and printed by `tabula keys`.
+"""
+
+import secrets
+from collections.abc import Collection, Sequence
+
+import msgspec
+import redis.asyncio as aioredis
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+
+from contracts.commands import Receipt
+from contracts.envelope import StoredEvent
+from contracts.events import GameSealed
+
+SIGNING_KEY = "tabula:signing-key"
+
+
+def receipt_message(game_id: str, version: int, hash_: str) -> bytes:
+    return f"tabula-receipt:v1:{game_id}:{version}:{hash_}".encode()
+
+
+def seal_message(game_id: str, version: int, hash_: str) -> bytes:
+    return f"tabula-seal:v1:{game_id}:{version}:{hash_}".encode()
+
+
+class Signer:
+    def __init__(self, seed: bytes) -> None:
+        self._key = Ed25519PrivateKey.from_private_bytes(seed)
+        self.public = self._key.public_key().public_bytes_raw().hex()
+
+    def sign(self, message: bytes) -> str:
+        return self._key.sign(message).hex()
+
+    def receipt(self, game_id: str, version: int, hash_: str) -> str:
+        return self.sign(receipt_message(game_id, version, hash_))
+
+    def seal(self, game_id: str, version: int, hash_: str) -> str:
+        return self.sign(seal_message(game_id, version, hash_))
+
+
+def verify(public: str, message: bytes, signature: str) -> bool:
+    try:
+        Ed25519PublicKey.from_public_bytes(bytes.fromhex(public)).verify(
+            bytes.fromhex(signature), message
+        )
+    except (ValueError, InvalidSignature):
+        return False
+    return True
+
+
+def verify_receipt(receipt: Receipt) -> bool:
+    message = receipt_message(receipt.game_id, receipt.version, receipt.hash)
+    return verify(receipt.key, message, receipt.signature)
+
+
+async def load_signer(redis: "aioredis.Redis", configured: str | None) -> Signer:
+    """The configured key, else the store's (created once by whichever replica is first)."""
+    if configured:
+        return Signer(bytes.fromhex(configured))
+    await redis.set(SIGNING_KEY, secrets.token_hex(32), nx=True)
+    value = await redis.get(SIGNING_KEY)
+    assert isinstance(value, bytes)
+    return Signer(bytes.fromhex(value.decode()))
+
+
+def read_receipts(data: bytes) -> list[Receipt]:
+    """Receipts kept as JSON Lines (what the client writes)."""
+    return [msgspec.json.decode(line, type=Receipt) for line in data.splitlines() if line.strip()]
+
+
+def check_receipts(
+    stored: Sequence[StoredEvent], receipts: Sequence[Receipt], keys: Collection[str] = ()
+) -> tuple[int, str | None]:
+    """(how many receipts of this game the log holds, the first it contradicts in words).
+
+    A receipt is a head the service signed to a player: a log without it, or with another hash
+    at its version, is not the history the service vouched for. `keys` pins the service's
+    public keys (from `tabula keys`); empty, each receipt is checked under its own key.
+    """
+    game_id = stored[0].game_id if stored else ""
+    mine = [r for r in receipts if r.game_id == game_id]
+    for r in mine:
+        where = f"receipt for version {r.version} ({r.hash[:16]}…)"
+        if not verify_receipt(r):
+            return len(mine), f"{where}: its signature does not verify"
+        if keys and r.key not in keys:
+            return len(mine), f"{where}: signed by {r.key[:16]}…, not a key given"
+        if r.version > len(stored):
+            return len(mine), (f"{where}: the log ends at version {len(stored)}, before the "
+                               "head the service signed")  # fmt: skip
+        if stored[r.version - 1].hash != r.hash:
+            return len(mine), (f"{where}: the log has {stored[r.version - 1].hash[:16]}… "
+                               "there; this is not the history the service signed")  # fmt: skip
+    return len(mine), None
+
+
+def check_seals(
+    stored: Sequence[StoredEvent], keys: Collection[str] = ()
+) -> tuple[int, str | None]:
+    """(signed seals in the log, the first whose signature fails, in words)."""
+    signed = 0
+    for s in stored:
+        if s.type != "GameSealed":
+            continue
+        seal = msgspec.json.decode(s.body, type=GameSealed)
+        if not seal.signature:
+            continue  # written before seals were signed
+        signed += 1
+        if keys and seal.key not in keys:
+            return signed, f"the seal at version {s.version} is signed by a key not given"
+        if not verify(seal.key, seal_message(s.game_id, seal.version, seal.hash), seal.signature):
+            return signed, f"the seal at version {s.version}: its signature does not verify"
+    return signed, None
