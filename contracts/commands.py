@@ -113,8 +113,11 @@ class Created(Reply, tag="created", frozen=True, kw_only=True):
     hash: str
     seats: int
     tokens: SealedBox  # list[SeatGrant] as JSON, sealed to the request's reply_key
-    signature: str = ""  # Ed25519 over the head (game_id, version, hash), as in a Receipt
+    # The head (game_id, version, hash) signed as in a Receipt
+    signature: str = ""
     key: str = ""
+    index: int = 0
+    path: list[str] = []
 
 
 class Receipt(Reply, tag="receipt", frozen=True, kw_only=True):
@@ -125,11 +128,14 @@ class Receipt(Reply, tag="receipt", frozen=True, kw_only=True):
     hash: str
     first_version: int  # the first event this command appended
     duplicate: bool = False  # a retried command: nothing new was appended
-    # The rules service's Ed25519 signature over "tabula-receipt:v1:<game>:<version>:<hash>"
-    # and its public key (services.runtime.signing): keep receipts, an arbiter checks a log
+    # The rules service's Ed25519 signature and public key (services.runtime.signing): over the
+    # root of a Merkle tree whose leaf `index` is "tabula-receipt:v1:<game>:<version>:<hash>",
+    # `path` the sibling hashes from that leaf up. Keep receipts: an arbiter checks a log
     # against them (`tabula audit --receipts`).
     signature: str = ""
     key: str = ""
+    index: int = 0
+    path: list[str] = []
 
 
 class Events(Reply, tag="events", frozen=True, kw_only=True):

@@ -162,7 +162,8 @@ class Client:
         )
         created = await self.request(subjects.RULES_CREATE, req, Created)
         head = Receipt(game_id=created.game_id, version=created.version, hash=created.hash,
-                       first_version=1, signature=created.signature, key=created.key)  # fmt: skip
+                       first_version=1, signature=created.signature, key=created.key,
+                       index=created.index, path=created.path)  # fmt: skip
         self.keep(head)
         grants = open_sealed(private, f"seats:{created.game_id}", created.tokens)
         return NewGame(game_id=created.game_id, version=created.version, hash=created.hash,

@@ -11,13 +11,13 @@ from services.rules.tokens import shared_secret
 from services.runtime.config import Settings
 from services.runtime.eventstore import EventStore
 from services.runtime.service import ServiceApp, main
-from services.runtime.signing import load_signer
+from services.runtime.signing import ReceiptSigner, load_signer
 
 
 async def build(nc: NATS, redis: "aioredis.Redis", settings: Settings) -> ServiceApp:
     signer = await load_signer(redis, settings.signing_key)
     store = EventStore(redis, signer=signer)
-    rules = Rules(store, nc, await shared_secret(redis, settings.secret), signer)
+    rules = Rules(store, nc, await shared_secret(redis, settings.secret), ReceiptSigner(signer))
     app = ServiceApp(nc, subjects.RULES_SERVICE, "Creates games and adjudicates every action")
     app.on_close.append(store.close)
     q = subjects.RULES_QUEUE

@@ -62,7 +62,7 @@ from services.randomness.handlers import secret_field, secret_key
 from services.rules.tokens import seat_token
 from services.runtime.codec import decode_log, encode
 from services.runtime.eventstore import Appended, EventStore, NewEvent
-from services.runtime.signing import Signer
+from services.runtime.signing import ReceiptSigner
 
 log = structlog.get_logger()
 GAME_ID = re.compile(r"^[a-z0-9-]{1,64}$")
@@ -99,7 +99,7 @@ def _tag(event: Event) -> str:
 
 
 class Rules:
-    def __init__(self, store: EventStore, nc: NATS, secret: bytes, signer: Signer,
+    def __init__(self, store: EventStore, nc: NATS, secret: bytes, signer: ReceiptSigner,
                  cache_size: int = 20_000):  # fmt: skip
         self.store = store
         self.signer = signer
@@ -190,12 +190,13 @@ class Rules:
 
     # -- handlers ----------------------------------------------------------------------------
 
-    def receipt(self, game_id: str, done: Appended) -> Receipt:
+    async def receipt(self, game_id: str, done: Appended) -> Receipt:
         """A signed receipt of the head after the command (services.runtime.signing)."""
+        signature, index, path = await self.signer.receipt(game_id, done.version, done.hash)
         return Receipt(game_id=game_id, version=done.version, hash=done.hash,
                        first_version=done.first_version, duplicate=done.duplicate,
-                       key=self.signer.public,
-                       signature=self.signer.receipt(game_id, done.version, done.hash))  # fmt: skip
+                       key=self.signer.public, signature=signature, index=index,
+                       path=path)  # fmt: skip
 
     async def keys(self, _req: GetKeys) -> Reply:
         return Keys(signing=[self.signer.public])
@@ -256,9 +257,10 @@ class Rules:
             self._remember(game_id, game)
             await self.publish(game, result, events)
         grants = msgspec.json.encode([SeatGrant(seat=s, token=t) for s, t in enumerate(tokens)])
-        signature = self.signer.receipt(game_id, result.version, result.hash)
+        signature, index, path = await self.signer.receipt(game_id, result.version, result.hash)
         return Created(game_id=game_id, version=result.version, hash=result.hash,
                        seats=created.seats, key=self.signer.public, signature=signature,
+                       index=index, path=path,
                        tokens=seal_to(req.reply_key, f"seats:{game_id}", grants))  # fmt: skip
 
     async def act(self, req: Act) -> Reply:
@@ -299,7 +301,7 @@ class Rules:
                 if not caught_up:
                     caught_up = True
                     if done := await self.store.command_result(req.game_id, req.command_id):
-                        return self.receipt(req.game_id, done)
+                        return await self.receipt(req.game_id, done)
                     if await self.catch_up(req.game_id, game):
                         continue
                 return error(decision.code, decision.reason, decision.clause)
@@ -323,7 +325,7 @@ class Rules:
                 continue
             if result.duplicate:
                 await self.catch_up(req.game_id, game)
-                return self.receipt(req.game_id, result)
+                return await self.receipt(req.game_id, result)
             if seal_now:
                 sealed = _sealed(result)
                 table = tables.evolve(table, sealed)
@@ -335,7 +337,7 @@ class Rules:
             await self.publish(game, result, events)
             if outcome is not None and not table.sealed:
                 await self.finish(req.game_id, game)
-            return self.receipt(req.game_id, result)
+            return await self.receipt(req.game_id, result)
         return error(ErrorCode.CONFLICT, "the game kept changing; retry")
 
     def _check(self, req: Act, game: Game) -> Rejection | None:

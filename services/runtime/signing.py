@@ -7,11 +7,20 @@ a receipted head (`tabula audit --receipts`) is a rewrite, proven by the service
 signature. A GameSealed carries the signature over the head it closes, so a log alone shows
 that the service sealed it there.
 
+Receipts are signed in batches, as certificate-transparency logs sign tree heads: the receipts
+issued in one turn of the event loop are the leaves of a Merkle tree (SHA-256; leaf
+`H(0x00 || message)`, node `H(0x01 || left || right)`, padded to a power of two with
+`H(0x02)`), one signature covers its root ("tabula-receipts:v1:" || root), and each receipt
+carries its index and the sibling hashes up to the root. Under load one signature serves many
+moves; alone, a receipt is a tree of one (no siblings).
+
 The key: TABULA_SIGNING_KEY (64 hex, the Ed25519 seed) when set, else one kept in the store
 and created once by the first replica (like the seat-token secret). Its public half is served
 on subjects.RULES_KEYS and printed by `tabula keys`.
 """
 
+import asyncio
+import hashlib
 import secrets
 from collections.abc import Collection, Sequence
 
@@ -25,6 +34,7 @@ from contracts.envelope import StoredEvent
 from contracts.events import GameSealed
 
 SIGNING_KEY = "tabula:signing-key"
+_PAD = hashlib.sha256(b"\x02").digest()
 
 
 def receipt_message(game_id: str, version: int, hash_: str) -> bytes:
@@ -35,6 +45,45 @@ def seal_message(game_id: str, version: int, hash_: str) -> bytes:
     return f"tabula-seal:v1:{game_id}:{version}:{hash_}".encode()
 
 
+def root_message(root: bytes) -> bytes:
+    return b"tabula-receipts:v1:" + root
+
+
+def _leaf(message: bytes) -> bytes:
+    return hashlib.sha256(b"\x00" + message).digest()
+
+
+def _node(left: bytes, right: bytes) -> bytes:
+    return hashlib.sha256(b"\x01" + left + right).digest()
+
+
+def merkle(messages: Sequence[bytes]) -> tuple[bytes, list[list[str]]]:
+    """The root over `messages` and, for each, its sibling hashes (hex) from leaf to root."""
+    level = [_leaf(m) for m in messages]
+    size = 1
+    while size < len(level):
+        size *= 2
+    level += [_PAD] * (size - len(level))
+    paths: list[list[str]] = [[] for _ in messages]
+    index = list(range(len(messages)))
+    while len(level) > 1:
+        for i, at in enumerate(index):
+            paths[i].append(level[at ^ 1].hex())
+            index[i] = at // 2
+        level = [_node(level[k], level[k + 1]) for k in range(0, len(level), 2)]
+    return level[0], paths
+
+
+def root_of(message: bytes, index: int, path: Sequence[str]) -> bytes:
+    """The root a receipt's message, index and sibling hashes lead to."""
+    node = _leaf(message)
+    for sibling in path:
+        other = bytes.fromhex(sibling)
+        node = _node(node, other) if index % 2 == 0 else _node(other, node)
+        index //= 2
+    return node
+
+
 class Signer:
     def __init__(self, seed: bytes) -> None:
         self._key = Ed25519PrivateKey.from_private_bytes(seed)
@@ -43,11 +92,36 @@ class Signer:
     def sign(self, message: bytes) -> str:
         return self._key.sign(message).hex()
 
-    def receipt(self, game_id: str, version: int, hash_: str) -> str:
-        return self.sign(receipt_message(game_id, version, hash_))
-
     def seal(self, game_id: str, version: int, hash_: str) -> str:
         return self.sign(seal_message(game_id, version, hash_))
+
+
+class ReceiptSigner:
+    """Signs the receipts asked for in one turn of the event loop under one Merkle root."""
+
+    def __init__(self, signer: Signer) -> None:
+        self.signer = signer
+        self.public = signer.public
+        self._pending: list[tuple[bytes, asyncio.Future[tuple[str, int, list[str]]]]] = []
+        self.batches = 0  # signatures made, for stats
+
+    async def receipt(self, game_id: str, version: int, hash_: str) -> tuple[str, int, list[str]]:
+        """(signature over the batch's root, this receipt's index, its sibling hashes)."""
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[tuple[str, int, list[str]]] = loop.create_future()
+        if not self._pending:
+            loop.call_soon(self._flush)  # after every handler ready in this turn has asked
+        self._pending.append((receipt_message(game_id, version, hash_), future))
+        return await future
+
+    def _flush(self) -> None:
+        batch, self._pending = self._pending, []
+        root, paths = merkle([message for message, _ in batch])
+        signature = self.signer.sign(root_message(root))
+        self.batches += 1
+        for index, ((_, future), path) in enumerate(zip(batch, paths, strict=True)):
+            if not future.done():  # its handler may have been cancelled meanwhile
+                future.set_result((signature, index, path))
 
 
 def verify(public: str, message: bytes, signature: str) -> bool:
@@ -62,7 +136,11 @@ def verify(public: str, message: bytes, signature: str) -> bool:
 
 def verify_receipt(receipt: Receipt) -> bool:
     message = receipt_message(receipt.game_id, receipt.version, receipt.hash)
-    return verify(receipt.key, message, receipt.signature)
+    try:
+        root = root_of(message, receipt.index, receipt.path)
+    except ValueError:  # a sibling that is not hex
+        return False
+    return verify(receipt.key, root_message(root), receipt.signature)
 
 
 async def load_signer(redis: "aioredis.Redis", configured: str | None) -> Signer:

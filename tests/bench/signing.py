@@ -1,30 +1,30 @@
-"""What a signed receipt costs: the rules service signs one per accepted command (and one per
-seal); the client checks each one it keeps."""
+"""What a signed receipt costs: the rules service signs the receipts of one event-loop turn under
+one Merkle root (services.runtime.signing); the client checks each one it keeps."""
 
 import secrets
 import time
-from collections.abc import Callable
 
-from services.runtime.signing import Signer, receipt_message, verify
+from services.runtime.signing import Signer, merkle, receipt_message, root_message, root_of, verify
 
 GAME = "g-0123456789abcdef0123"
 
 
-def per_call_us(fn: Callable[[], object], n: int) -> float:
-    started = time.perf_counter()
-    for _ in range(n):
-        fn()
-    return (time.perf_counter() - started) / n * 1e6
-
-
-def main(n: int = 20_000) -> None:
+def main(rounds: int = 2000) -> None:
     signer = Signer(secrets.token_bytes(32))
-    head = secrets.token_hex(32)
-    signature = signer.receipt(GAME, 42, head)
-    message = receipt_message(GAME, 42, head)
-    sign = per_call_us(lambda: signer.receipt(GAME, 42, head), n)
-    check = per_call_us(lambda: verify(signer.public, message, signature), n // 4)
-    print(f"  sign a receipt (rules service): {sign:.1f} us; check one (client): {check:.1f} us")
+    heads = [receipt_message(GAME, v, secrets.token_hex(32)) for v in range(256)]
+    for size in (1, 16, 128):
+        batch = heads[:size]
+        started = time.perf_counter()
+        for _ in range(rounds // size + 1):
+            root, paths = merkle(batch)
+            signature = signer.sign(root_message(root))
+        per = (time.perf_counter() - started) / ((rounds // size + 1) * size) * 1e6
+        print(f"  sign, batches of {size:>3}: {per:6.1f} us per receipt")
+    started = time.perf_counter()
+    for _ in range(rounds // 4):
+        verify(signer.public, root_message(root_of(batch[5], 5, paths[5])), signature)
+    per = (time.perf_counter() - started) / (rounds // 4) * 1e6
+    print(f"  check one receipt (client, batch of 128): {per:.1f} us")
 
 
 if __name__ == "__main__":

@@ -9,12 +9,23 @@ from collections.abc import Callable
 from pathlib import Path
 
 import msgspec
+import pytest
 
+from contracts.commands import Receipt
 from contracts.events import GameSealed
 from services.client.client import Client
 from services.runtime.config import Settings
 from services.runtime.eventstore import EventStore, commands_key, log_key, meta_key
-from services.runtime.signing import check_receipts, check_seals, read_receipts, verify_receipt
+from services.runtime.signing import (
+    Signer,
+    check_receipts,
+    check_seals,
+    merkle,
+    read_receipts,
+    receipt_message,
+    root_message,
+    verify_receipt,
+)
 
 TABULA = str(Path(sys.executable).parent / "tabula")
 
@@ -109,3 +120,26 @@ async def test_a_receipt_with_a_forged_signature_is_refused(
     result = tabula(closed_stack, "audit", game_id, "--receipts", str(path))
     assert result.returncode == 1
     assert "signature does not verify" in result.stdout
+
+
+@pytest.mark.parametrize("size", [1, 2, 3, 7, 8, 33])
+def test_every_receipt_of_a_batch_verifies_under_one_signature(size: int) -> None:
+    """One signature over a Merkle root: each receipt proves its place; another index, a
+    changed sibling or another receipt's path does not."""
+    signer = Signer(bytes(range(32)))
+    heads = [(f"g-{i}", i + 1, f"{i:064x}") for i in range(size)]
+    root, paths = merkle([receipt_message(*h) for h in heads])
+    signature = signer.sign(root_message(root))
+
+    def receipt(i: int, index: int, path: list[str]) -> Receipt:
+        g, v, h = heads[i]
+        return Receipt(game_id=g, version=v, hash=h, first_version=v, signature=signature,
+                       key=signer.public, index=index, path=path)  # fmt: skip
+
+    assert all(verify_receipt(receipt(i, i, paths[i])) for i in range(size))
+    if size > 1:
+        assert not verify_receipt(receipt(0, 1, paths[0]))
+        assert not verify_receipt(receipt(0, 0, paths[1]))
+        bent = [("0" if paths[0][0][0] != "0" else "1") + paths[0][0][1:], *paths[0][1:]]
+        assert not verify_receipt(receipt(0, 0, bent))
+    assert not verify_receipt(receipt(0, 0, [*paths[0], "00" * 32]))  # a level too many
