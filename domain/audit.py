@@ -693,8 +693,8 @@ class _Auditor:
 
     def _checks(self, checked: int) -> tuple[Check, ...]:
         created = self.created
-        covered = {fairplay.CHAIN_V1: "times and command ids not included",
-                   fairplay.CHAIN_V2: "times and command ids included"}  # fmt: skip
+        covered = {fairplay.CHAIN_V1: "times, command ids and actions not included",
+                   fairplay.CHAIN_V2: "times, command ids and actions included"}  # fmt: skip
         detail = f"{checked} events, hashes and versions"
         if self.chain in covered:
             detail += f" (hash chain v{self.chain}, {covered[self.chain]})"

@@ -383,7 +383,10 @@ def one_source(game: str | None, file: Path | None) -> None:
         raise typer.Exit(2)
 
 
-def print_report(report: AuditReport, source: str) -> None:
+Signed = tuple[str, int, str | None]  # a signature check: name, how many, the failure if any
+
+
+def print_report(report: AuditReport, source: str, signed: Sequence[Signed] = ()) -> None:
     title = f"Audit of {report.game_id or '?'}"
     if report.ruleset:
         title += f" ({report.ruleset})"
@@ -391,15 +394,22 @@ def print_report(report: AuditReport, source: str) -> None:
               highlight=False)  # fmt: skip
     for check in report.checks:
         out.print(f"  [green]✓[/] {check.name}: {check.detail}", highlight=False)
+    for name, count, failure in signed:
+        if failure is None:
+            out.print(f"  [green]✓[/] {name}: {count} verified", highlight=False)
+        else:
+            out.print(f"  [red]✗[/] {name}: {escape(failure)}", highlight=False)
     for note in report.notes:
         out.print(f"  [yellow]•[/] {note}", highlight=False)
-    if report.failure is None:
+    if report.failure is not None:
+        version, type_, message = report.failure
+        out.print(f"  [red]✗[/] event {version} ({type_}): {message}", highlight=False)
+        out.print(f"[red]FAILED[/]: the first discrepancy is at event {version} ({type_})",
+                  highlight=False)  # fmt: skip
+    elif any(failure for _, _, failure in signed):
+        out.print("[red]FAILED[/]: the log is not the history the service signed")
+    else:
         out.print(f"[green]OK[/]: all checks passed, chain head {report.head}", highlight=False)
-        return
-    version, type_, message = report.failure
-    out.print(f"  [red]✗[/] event {version} ({type_}): {message}", highlight=False)
-    out.print(f"[red]FAILED[/]: the first discrepancy is at event {version} ({type_})",
-              highlight=False)  # fmt: skip
 
 
 @app.command("audit")
@@ -432,35 +442,27 @@ def audit_game(
     else:
         stored, head = load_game(game or "")
         report = audit(stored, head)
-    print_report(report, str(file) if file is not None else "Redis")
-    if not report.ok or not signatures_hold(stored, receipts, key):
+    signed = signature_checks(stored, receipts, key)
+    print_report(report, str(file) if file is not None else "Redis", signed)
+    if not report.ok or any(failure for _, _, failure in signed):
         raise typer.Exit(1)
 
 
-def signatures_hold(stored: list[StoredEvent], receipts: Path | None, keys: list[str] | None
-                    ) -> bool:  # fmt: skip
-    """Print the signature checks (seals, and the receipts given); False if one fails."""
+def signature_checks(stored: list[StoredEvent], receipts: Path | None, keys: list[str] | None
+                     ) -> list[Signed]:  # fmt: skip
+    """The signed seals in the log, and the receipts given, checked."""
     from services.runtime.signing import check_receipts, check_seals, read_receipts
 
     pinned = keys or []
-    checks = [("signed seals", *check_seals(stored, pinned))]
+    checks: list[Signed] = [("signed seals", *check_seals(stored, pinned))]
     if receipts is not None:
         try:
             kept = read_receipts(receipts.read_bytes())
-        except (OSError, msgspec.DecodeError) as exc:
+        except (OSError, msgspec.DecodeError, msgspec.ValidationError) as exc:
             err.print(f"cannot read receipts {receipts}: {exc}", style="red", markup=False)
             raise typer.Exit(2) from None
         checks.append(("receipts", *check_receipts(stored, kept, pinned)))
-    ok = True
-    for name, count, failure in checks:
-        if failure is None:
-            out.print(f"  [green]✓[/] {name}: {count} verified", highlight=False)
-        else:
-            ok = False
-            out.print(f"  [red]✗[/] {name}: {escape(failure)}", highlight=False)
-    if not ok:
-        out.print("[red]FAILED[/]: the log is not the history the service signed")
-    return ok
+    return checks
 
 
 @app.command("export")

@@ -91,6 +91,7 @@ class Client:
         # Lines) when given, for an arbiter (`tabula audit GAME --receipts FILE`).
         self.receipts: list[Receipt] = []
         self.receipts_file = receipts
+        self._verified: set[tuple[str, bytes, str]] = set()  # signed roots already checked
 
     @classmethod
     async def connect(cls, url: str, timeout: float = 5.0, retries: int = 3,
@@ -100,7 +101,7 @@ class Client:
 
     def keep(self, receipt: Receipt) -> Receipt:
         """Check the service's signature on a head, and keep the receipt."""
-        if not verify_receipt(receipt):
+        if not verify_receipt(receipt, self._verified):
             raise TabulaError(Error(code=ErrorCode.INTERNAL,
                                     reason=f"receipt for {receipt.game_id} "
                                     f"v{receipt.version} is not validly signed"))  # fmt: skip

@@ -121,6 +121,7 @@ def start_valkey(
     log = None
     if data_dir:
         data_dir.mkdir(parents=True, exist_ok=True)
+        data_dir.chmod(0o700)  # the AOF holds every seed and secret outcome: the operator's
         log = data_dir / "valkey.log"
         args += [
             "--dir",

@@ -247,7 +247,7 @@ def test_honest_game_passes_every_check_with_counts() -> None:
     lines = [str(c) for c in report.checks]
     assert (
         "chain: 20 events, hashes and versions "
-        "(hash chain v2, times and command ids included)" in lines
+        "(hash chain v2, times, command ids and actions included)" in lines
     )
     assert report.chain == fairplay.CHAIN_V2
     assert "dice: 2 rolls recomputed" in lines
@@ -414,7 +414,7 @@ def test_a_v1_log_passes_and_ignores_time_and_command_id() -> None:
     report = audit(stored, head_of(stored))
     assert report.ok, report.failure
     assert report.chain == fairplay.CHAIN_V1
-    assert "(hash chain v1, times and command ids not included)" in str(report.checks[0])
+    assert "(hash chain v1, times, command ids and actions not included)" in str(report.checks[0])
     moved = [replace(s, time_ms=s.time_ms + 7, command_id=f"x{s.version}") for s in stored]
     assert audit(moved, head_of(moved)).ok
     s = stored[9]

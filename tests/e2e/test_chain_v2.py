@@ -52,14 +52,14 @@ async def test_a_game_played_through_the_services_is_v2_and_covers_ts_and_cmd(
     assert "hash chain v2" in verified.output
     audited = await tabula(settings, "audit", game_id)
     assert audited.exit_code == 0, audited.output
-    assert "(hash chain v2, times and command ids included)" in audited.output
+    assert "(hash chain v2, times, command ids and actions included)" in audited.output
 
     # The export audits offline, as v2; an edited time_ms in it fails at that event.
     path = tmp_path / "game.jsonl"
     assert (await tabula(settings, "export", game_id, "-o", str(path))).exit_code == 0
     offline = await tabula(settings, "audit", "--file", str(path))
     assert offline.exit_code == 0, offline.output
-    assert "(hash chain v2, times and command ids included)" in offline.output
+    assert "(hash chain v2, times, command ids and actions included)" in offline.output
     lines = [json.loads(line) for line in path.read_text().splitlines()]
     victim = lines[len(lines) // 2]
     victim["time_ms"] += 1

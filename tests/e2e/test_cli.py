@@ -103,7 +103,7 @@ def test_up_demo_replay_verify_tamper_and_restart(tmp_path: Path) -> None:
         assert stack is not None
         # Credentials stay the operator's: nothing under .tabula/ that holds one is readable
         # by other users.
-        for secret in (home / "stack.json", *(home / "secrets").iterdir()):
+        for secret in (home / "stack.json", home / "redis", *(home / "secrets").iterdir()):
             assert secret.stat().st_mode & 0o077 == 0, secret
 
         replay = tabula(home, "replay", game_id)

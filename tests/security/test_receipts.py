@@ -137,6 +137,11 @@ def test_every_receipt_of_a_batch_verifies_under_one_signature(size: int) -> Non
                        key=signer.public, index=index, path=path)  # fmt: skip
 
     assert all(verify_receipt(receipt(i, i, paths[i])) for i in range(size))
+    verified: set[tuple[str, bytes, str]] = set()  # as a client remembers checked roots
+    assert all(verify_receipt(receipt(i, i, paths[i]), verified) for i in range(size))
+    assert len(verified) == 1
+    lie = msgspec.structs.replace(receipt(0, 0, paths[0]), hash="f" * 64)
+    assert not verify_receipt(lie, verified)  # another leaf: another root, not remembered
     if size > 1:
         assert not verify_receipt(receipt(0, 1, paths[0]))
         assert not verify_receipt(receipt(0, 0, paths[1]))
