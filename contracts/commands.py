@@ -1,9 +1,32 @@
-"""Requests and replies of every service. Inbound requests forbid unknown fields."""
+"""Requests and replies of every service. Inbound requests forbid unknown fields, and every
+field is bounded where it is declared: a request outside the bounds is refused as malformed at
+decoding, before any handler runs (issue 10: limits everywhere input enters)."""
+
+from typing import Annotated
 
 import msgspec
 
 from contracts.envelope import SealedEvent, StoredEvent
 from contracts.errors import ErrorCode
+
+MAX_REQUEST_BYTES = 64 * 1024  # larger requests are refused whole (request/too-large)
+
+GameId = Annotated[str, msgspec.Meta(pattern=r"^[a-z0-9-]{1,64}$")]
+# Printable ASCII without spaces: a command id is hashed into the chain and keys a hash field.
+CommandId = Annotated[str, msgspec.Meta(pattern=r"^[\x21-\x7e]{1,128}$")]
+Token = Annotated[str, msgspec.Meta(pattern=r"^[0-9a-f]{0,64}$")]
+Seat = Annotated[int, msgspec.Meta(ge=0, le=63)]
+Hex64 = Annotated[str, msgspec.Meta(pattern=r"^[0-9a-f]{64}$")]
+Name = Annotated[str, msgspec.Meta(max_length=64)]
+Ruleset = Annotated[str, msgspec.Meta(pattern=r"^[a-z0-9-]{1,64}$")]
+# Notation: printable ASCII (a variant string, a position, an action) within a bound.
+Variant = Annotated[str, msgspec.Meta(pattern=r"^[\x20-\x7e]{0,1024}$")]
+Position = Annotated[str, msgspec.Meta(pattern=r"^[\x20-\x7e]{0,16384}$")]
+Action = Annotated[str, msgspec.Meta(pattern=r"^[\x20-\x7e]{1,8192}$")]
+# A ticket becomes part of a NATS subject: no dots, spaces or wildcards.
+Ticket = Annotated[str, msgspec.Meta(pattern=r"^[A-Za-z0-9_-]{1,64}$")]
+Owner = Annotated[str, msgspec.Meta(min_length=16, max_length=128)]
+Version = Annotated[int, msgspec.Meta(ge=0, le=2**53)]
 
 
 class Request(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -21,39 +44,40 @@ class SealedBox(msgspec.Struct, frozen=True, kw_only=True):
 
 class CreateGame(Request, frozen=True, kw_only=True):
     # Idempotency key; when game_id is omitted it is derived from it, so a retry is harmless.
-    command_id: str
+    command_id: CommandId
     # The creator's X25519 public key (64 hex): the seat tokens come sealed to it, and a retry
     # is answered only when it names the same key (a command id alone obtains nothing).
-    reply_key: str
-    ruleset: str
-    variant: str = ""
-    game_id: str | None = None
-    players: list[str] = []
-    position: str = ""
-    reveal_deadline_ms: int | None = None  # None: the platform default (GameCreated's)
+    reply_key: Hex64
+    ruleset: Ruleset
+    variant: Variant = ""
+    game_id: GameId | None = None
+    players: Annotated[list[Name], msgspec.Meta(max_length=64)] = []
+    position: Position = ""
+    # None: the platform default (GameCreated's); at most a day
+    reveal_deadline_ms: Annotated[int, msgspec.Meta(ge=0, le=86_400_000)] | None = None
 
 
 class Act(Request, frozen=True, kw_only=True):
-    game_id: str
-    seat: int
-    token: str
-    command_id: str
-    action: str  # the ruleset's action notation
-    expected_version: int | None = None
+    game_id: GameId
+    seat: Seat
+    token: Token
+    command_id: CommandId
+    action: Action  # the ruleset's action notation
+    expected_version: Version | None = None
 
 
 class ReadEvents(Request, frozen=True, kw_only=True):
-    game_id: str
-    after: int = 0  # return events with version > after
-    limit: int = 1000
-    seat: int | None = None  # with its token: that seat's private events come sealed
-    token: str = ""
+    game_id: GameId
+    after: Version = 0  # return events with version > after
+    limit: Annotated[int, msgspec.Meta(ge=1, le=1000)] = 1000
+    seat: Seat | None = None  # with its token: that seat's private events come sealed
+    token: Token = ""
 
 
 class GetView(Request, frozen=True, kw_only=True):
-    game_id: str
-    seat: int | None = None  # None: the public (spectator) view
-    token: str = ""
+    game_id: GameId
+    seat: Seat | None = None  # None: the public (spectator) view
+    token: Token = ""
 
 
 class GetKeys(Request, frozen=True, kw_only=True):
@@ -61,35 +85,36 @@ class GetKeys(Request, frozen=True, kw_only=True):
 
 
 class CreateSeed(Request, frozen=True, kw_only=True):
-    game_id: str
+    game_id: GameId
 
 
 class Draw(Request, frozen=True, kw_only=True):
-    game_id: str
-    nonce: int  # the draw's nonce (ignored for a salt)
-    kind: str  # "die" | "uniform" | "shuffle" | "salt" (n is then the deck position)
-    n: int
-    mix: str = ""  # SHA256 of the revealed client seeds (protocol 1.4), from the log
+    game_id: GameId
+    nonce: Version  # the draw's nonce (ignored for a salt)
+    kind: Name  # "die" | "uniform" | "shuffle" | "salt" (n is then the deck position)
+    n: Annotated[int, msgspec.Meta(ge=0, le=2**32)]
+    # SHA256 of the revealed client seeds (protocol 1.4), from the log
+    mix: Annotated[str, msgspec.Meta(pattern=r"^([0-9a-f]{64})?$")] = ""
 
 
 class RevealSeed(Request, frozen=True, kw_only=True):
     """Asked by the rules service once the game's end is in the log."""
 
-    game_id: str
+    game_id: GameId
 
 
 class Enqueue(Request, frozen=True, kw_only=True):
-    ticket: str  # chosen by the player; assignments arrive on subjects.match_assigned(ticket)
-    ruleset: str
-    variant: str = ""
-    player: str = ""
-    reply_key: str  # X25519 public key (64 hex): the assignment's seat token is sealed to it
-    owner: str  # a secret of the player's (16 to 128 characters): only it cancels the ticket
+    ticket: Ticket  # chosen by the player; assignments arrive on subjects.match_assigned(ticket)
+    ruleset: Ruleset
+    variant: Variant = ""
+    player: Name = ""
+    reply_key: Hex64  # X25519 public key: the assignment's seat token is sealed to it
+    owner: Owner  # a secret of the player's: only it cancels the ticket
 
 
 class Cancel(Request, frozen=True, kw_only=True):
-    ticket: str
-    owner: str
+    ticket: Ticket
+    owner: Owner
 
 
 class Reply(msgspec.Struct, frozen=True, kw_only=True, tag_field="reply"):

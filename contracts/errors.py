@@ -5,6 +5,7 @@ from enum import StrEnum
 
 class ErrorCode(StrEnum):
     MALFORMED = "request/malformed"  # undecodable or schema-violating message
+    TOO_LARGE = "request/too-large"  # over contracts.commands.MAX_REQUEST_BYTES
     UNKNOWN_GAME = "game/unknown"
     GAME_EXISTS = "game/exists"
     GAME_ENDED = "game/ended"

@@ -12,7 +12,6 @@ import base64
 import hashlib
 import hmac
 import os
-import re
 
 import msgspec
 from cryptography.hazmat.primitives import hashes
@@ -24,7 +23,6 @@ from contracts.commands import SealedBox
 from contracts.envelope import SealedEvent, StoredEvent
 
 _decode = msgspec.json.Decoder(StoredEvent).decode
-_HEX64 = re.compile(r"[0-9a-f]{64}")
 
 
 def seat_key(token: str, game_id: str, seat: int) -> bytes:
@@ -84,10 +82,6 @@ def new_reply_key() -> tuple[X25519PrivateKey, str]:
 def _reply_cipher(shared: bytes, epk: str, recipient: str, purpose: str) -> ChaCha20Poly1305:
     info = f"tabula-reply:v1:{purpose}:{epk}:{recipient}".encode()
     return ChaCha20Poly1305(HKDF(hashes.SHA256(), 32, salt=None, info=info).derive(shared))
-
-
-def is_reply_key(key: str) -> bool:
-    return bool(_HEX64.fullmatch(key))
 
 
 def seal_to(reply_key: str, purpose: str, data: bytes) -> SealedBox:

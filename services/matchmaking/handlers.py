@@ -19,10 +19,9 @@ from contracts.errors import ErrorCode
 from domain.core import VariantError
 from domain.registry import find_ruleset
 from services.client.client import Client, TabulaError
-from services.client.sealing import is_reply_key, seal_to
+from services.client.sealing import seal_to
 
 log = structlog.get_logger()
-MIN_OWNER, MAX_OWNER = 16, 128
 
 
 class Matchmaker:
@@ -32,12 +31,6 @@ class Matchmaker:
         self.queues: defaultdict[tuple[str, str], list[Enqueue]] = defaultdict(list)
 
     async def enqueue(self, req: Enqueue) -> Reply:
-        if not is_reply_key(req.reply_key):
-            return Error(code=ErrorCode.MALFORMED,
-                         reason="reply_key must be an X25519 public key (64 hex)")  # fmt: skip
-        if not MIN_OWNER <= len(req.owner) <= MAX_OWNER:
-            return Error(code=ErrorCode.MALFORMED,
-                         reason=f"owner must be {MIN_OWNER} to {MAX_OWNER} characters")  # fmt: skip
         try:
             seats = find_ruleset(req.ruleset).create(req.variant).seats
         except VariantError as exc:

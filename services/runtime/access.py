@@ -12,7 +12,7 @@ tokens, a matchmaking assignment) is sealed to a key that player sent with the r
 
 `tabula up` writes the generated passwords under `.tabula/secrets/` (0600) and starts the
 embedded servers with the files this module renders; deploy/ documents the same files for
-servers of your own (`tabula access` prints them).
+servers of your own (`tabula access DIR` writes them).
 """
 
 import hashlib
@@ -41,6 +41,7 @@ def _inbox(user: str) -> str:
 
 _P = subjects.PREFIX
 # publish / subscribe allow-lists; `allow_responses` lets a service answer the requests it gets.
+# The auditor has no bus user: it only reads the store.
 NATS_PERMISSIONS: Final[dict[str, dict[str, list[str]]]] = {
     "rules": {
         "publish": [
@@ -74,7 +75,6 @@ NATS_PERMISSIONS: Final[dict[str, dict[str, list[str]]]] = {
             _inbox("player"),
         ],
     },
-    "auditor": {"publish": [], "subscribe": [subjects.all_game_events(), _inbox("auditor")]},
     "admin": {"publish": [">"], "subscribe": [">"]},
 }
 
@@ -140,8 +140,7 @@ def nats_config(creds: Credentials) -> str:
     """nats-server configuration: the `authorization` block with every user and its
     permissions (a JSON value, which NATS config accepts), to run with `-c` or `include`."""
     users = []
-    for role in ROLES:
-        perms = NATS_PERMISSIONS[role]
+    for role, perms in NATS_PERMISSIONS.items():
         permissions: dict[str, object] = {
             "publish": {"allow": perms["publish"]} if perms["publish"] else {"deny": [">"]},
             "subscribe": {"allow": perms["subscribe"]},
@@ -155,9 +154,9 @@ def nats_config(creds: Credentials) -> str:
 def valkey_acl(creds: Credentials) -> str:
     """A Valkey ACL file: the default user off, every role with its password's SHA-256."""
     lines = ["user default off"]
-    for role in VALKEY_RULES:  # players never touch the store
+    for role, rules in VALKEY_RULES.items():  # players never touch the store
         digest = hashlib.sha256(creds.passwords[role].encode()).hexdigest()
-        lines.append(f"user {role} on #{digest} resetchannels {VALKEY_RULES[role]}")
+        lines.append(f"user {role} on #{digest} resetchannels {rules}")
     return "\n".join(lines) + "\n"
 
 

@@ -22,7 +22,7 @@ from nats.micro import add_service
 from nats.micro.request import Request as MicroRequest
 from nats.micro.service import EndpointConfig, Service, ServiceConfig
 
-from contracts.commands import Error, Reply, Request
+from contracts.commands import MAX_REQUEST_BYTES, Error, Reply, Request
 from contracts.errors import ErrorCode
 from services.runtime import bus, config, eventstore, logging
 from services.runtime.config import Settings
@@ -31,6 +31,10 @@ R = TypeVar("R", bound=Request)
 M = TypeVar("M")
 log = structlog.get_logger()
 _encoder = msgspec.json.Encoder()
+
+
+class _TooLarge(Exception):
+    pass
 
 
 class ServiceApp:
@@ -60,7 +64,12 @@ class ServiceApp:
             structlog.contextvars.bind_contextvars(endpoint=name)
             reply: Reply
             try:
+                if len(msg.data) > MAX_REQUEST_BYTES:
+                    raise _TooLarge
                 request = decoder.decode(msg.data)
+            except _TooLarge:
+                reply = Error(code=ErrorCode.TOO_LARGE,
+                              reason=f"a request is at most {MAX_REQUEST_BYTES} bytes")  # fmt: skip
             except (msgspec.DecodeError, msgspec.ValidationError) as exc:
                 reply = Error(code=ErrorCode.MALFORMED, reason=str(exc))
             else:
