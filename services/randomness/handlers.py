@@ -8,8 +8,8 @@ written under the game's secret key in Redis for the rules service and never cro
 
 Only the rules service may ask (the bus's permissions, services.runtime.access), and each
 outcome is bound to the game's progress:
-- write-once: a nonce's parameters (kind, n) and the game's mix are fixed by its first draw;
-  asking again with others gets `random/drawn` and changes nothing;
+- write-once: the game's mix is fixed by its first draw, and a nonce's parameters (kind, n)
+  once the log records it; asking again with others gets `random/drawn` and changes nothing;
 - no peeking ahead: a new nonce must follow the last one drawn, and lie within `AHEAD` of the
   next nonce the game's log is waiting for (the log is read incrementally, from where the
   last draw left it).
@@ -117,13 +117,18 @@ class Randomness:
             return refused
         if req.kind == "shuffle":
             field = secret_field("shuffle", req.nonce, req.n)
-            await self.redis.hsetnx(secret_key(req.game_id), field, msgspec.json.encode(values))
+            # The order is a function of the bound mix and the nonce: storing it again stores
+            # the same order, or the one a re-drawn (abandoned, unlogged) nonce now has.
+            await self.redis.hset(secret_key(req.game_id), field, msgspec.json.encode(values))
             return Drawn(game_id=req.game_id, nonce=req.nonce, kind=req.kind, n=req.n,
                          stored=True)  # fmt: skip
         return Drawn(game_id=req.game_id, nonce=req.nonce, kind=req.kind, n=req.n, values=values)
 
     async def _record(self, req: Draw) -> Error | None:
-        """Bind the nonce to (kind, n) and the game to its mix, once; refuse anything else."""
+        """Bind the game to its mix once, and the nonce to (kind, n) once the log records it;
+        refuse anything else. A nonce not yet in the log may be drawn again with other
+        parameters: the decision that drew it was abandoned (refused, or beaten by another
+        replica), and only the rules service ever saw the outcome."""
         key = drawn_key(req.game_id)
         await self.redis.hsetnx(key, "mix", req.mix)
         mix, done, before = await self.redis.hmget(
@@ -132,20 +137,19 @@ class Randomness:
         if mix.decode() != req.mix:
             return _error(ErrorCode.DRAWN, "this game's draws are bound to another mix")
         what = f"{req.kind} {req.n}"
-        if done is not None:
-            if done.decode() != what:
-                return _error(ErrorCode.DRAWN,
-                              f"nonce {req.nonce} was drawn as {done.decode()}")  # fmt: skip
+        if done is not None and done.decode() == what:
             return None  # a retry: the same outcome
         if req.nonce > 0 and before is None:
             return _error(ErrorCode.DRAW_AHEAD,
                           f"nonce {req.nonce} before nonce {req.nonce - 1}")  # fmt: skip
         waiting = await self._log_next_nonce(req.game_id)
+        if done is not None and req.nonce < waiting:
+            return _error(ErrorCode.DRAWN,
+                          f"nonce {req.nonce} is in the log as {done.decode()}")  # fmt: skip
         if not waiting <= req.nonce < waiting + AHEAD:
             return _error(ErrorCode.DRAW_AHEAD,
                           f"nonce {req.nonce}: the log is waiting for nonce {waiting}")  # fmt: skip
-        if not await self.redis.hsetnx(key, f"n:{req.nonce}", what):
-            return await self._record(req)  # a concurrent first draw: judge against it
+        await self.redis.hset(key, f"n:{req.nonce}", what)
         return None
 
     async def _log_next_nonce(self, game_id: str) -> int:

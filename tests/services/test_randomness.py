@@ -101,20 +101,47 @@ async def test_draw_errors_are_typed(client: Client, redis) -> None:  # type: ig
         assert exc.value.code == ErrorCode.MALFORMED
 
 
-async def test_an_outcome_is_written_once(client: Client, redis) -> None:  # type: ignore[no-untyped-def]
-    """A nonce drawn once keeps its kind and n, and the game its mix: another request for it
-    gets `random/drawn` and the stored shuffle stays the protocol's."""
-    seed, _ = await seed_of(client, redis, "rnd-6")
-    await draw(client, "rnd-6", 0, "shuffle", 52)
-    stored = await redis.hget(secret_key("rnd-6"), "shuffle:0")
-    bogus = Draw(game_id="rnd-6", nonce=0, kind="shuffle", n=52, mix="0" * 64)
-    for req in (bogus, Draw(game_id="rnd-6", nonce=0, kind="shuffle", n=40, mix=MIX),
-                Draw(game_id="rnd-6", nonce=0, kind="die", n=6, mix=MIX)):  # fmt: skip
+async def test_an_outcome_is_written_once(client: Client, redis, store: EventStore) -> None:  # type: ignore[no-untyped-def]
+    """The game's mix is fixed by its first draw, and a nonce's kind and n once the log records
+    it: another request gets `random/drawn` and the stored shuffle stays the protocol's."""
+    game = "rnd-6"
+    seed, _ = await seed_of(client, redis, game)
+    await draw(client, game, 0, "shuffle", 52)
+    stored = await redis.hget(secret_key(game), "shuffle:0")
+    recorded = msgspec.json.encode(
+        {"type": "DeckShuffled", "nonce": 0, "n": 52, "purpose": "deck",
+         "order": msgspec.json.decode(stored)}
+    )  # fmt: skip
+    await store.append(game, 0, fairplay.genesis_hash(game), "c1",
+                       [NewEvent("DeckShuffled", recorded)])  # fmt: skip
+    bogus = Draw(game_id=game, nonce=0, kind="shuffle", n=52, mix="0" * 64)
+    for req in (bogus, Draw(game_id=game, nonce=0, kind="shuffle", n=40, mix=MIX),
+                Draw(game_id=game, nonce=0, kind="die", n=6, mix=MIX)):  # fmt: skip
         with pytest.raises(TabulaError) as exc:
             await client.request(subjects.RANDOM_DRAW, req, Drawn)
         assert exc.value.code == ErrorCode.DRAWN
-    assert await redis.hget(secret_key("rnd-6"), "shuffle:0") == stored
-    assert msgspec.json.decode(stored) == fairplay.shuffle(seed, "rnd-6", MIX, 0, 52)
+    assert await redis.hget(secret_key(game), "shuffle:0") == stored
+    assert msgspec.json.decode(stored) == fairplay.shuffle(seed, game, MIX, 0, 52)
+    again = await draw(client, game, 0, "shuffle", 52)  # the same request: the same outcome
+    assert again.stored
+
+
+async def test_a_nonce_not_yet_in_the_log_may_be_drawn_again(client: Client, redis) -> None:  # type: ignore[no-untyped-def]
+    """A decision that drew and was then abandoned (refused, or beaten by another replica)
+    leaves its nonce unlogged: the next decision may draw it with other parameters, under the
+    same mix, so no game stalls on it."""
+    game = "rnd-8"
+    seed, _ = await seed_of(client, redis, game)
+    await draw(client, game, 0, "die", 10)
+    redrawn = await draw(client, game, 0, "die", 6)
+    assert redrawn.values == [fairplay.die(seed, game, MIX, 0, 6)]
+    await draw(client, game, 0, "shuffle", 20)
+    order = msgspec.json.decode(await redis.hget(secret_key(game), "shuffle:0"))
+    assert order == fairplay.shuffle(seed, game, MIX, 0, 20)
+    other_mix = Draw(game_id=game, nonce=0, kind="die", n=6, mix="1" * 64)
+    with pytest.raises(TabulaError) as exc:  # but never under another mix
+        await client.request(subjects.RANDOM_DRAW, other_mix, Drawn)
+    assert exc.value.code == ErrorCode.DRAWN
 
 
 async def test_no_nonce_is_drawn_ahead_of_the_log(client: Client, redis, store: EventStore) -> None:  # type: ignore[no-untyped-def]
