@@ -5,7 +5,6 @@ import asyncio
 import contextlib
 import os
 from collections.abc import AsyncIterator, Callable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -19,27 +18,9 @@ from services.runtime.embedded import Server, start_nats, start_valkey
 from services.runtime.eventstore import EventStore
 from services.runtime.service import Build, serve
 
-
-@dataclass
-class Servers:
-    """The session's servers. Started here they are closed (services.runtime.access): each role
-    connects as its own user. NATS_URL / REDIS_URL given from outside are used as given."""
-
-    nats_url: str
-    redis_url: str
-    creds: access.Credentials | None = None
-    nats_closed: bool = False
-    redis_closed: bool = False
-
-    def nats_for(self, role: str) -> str:
-        if not (self.nats_closed and self.creds):
-            return self.nats_url
-        return access.with_user(self.nats_url, role, self.creds.passwords[role])
-
-    def redis_for(self, role: str) -> str:
-        if not (self.redis_closed and self.creds):
-            return self.redis_url
-        return access.with_user(self.redis_url, role, self.creds.passwords[role])
+# The session's servers. Started here they are closed (services.runtime.access): each role
+# connects as its own user. NATS_URL / REDIS_URL given from outside are used as given.
+Servers = access.Endpoints
 
 
 def start_closed(folder: Path, started: list[Server]) -> Servers:
@@ -48,7 +29,7 @@ def start_closed(folder: Path, started: list[Server]) -> Servers:
     nats_conf, acl = access.write_server_files(folder, creds)
     started.append(start_nats(folder, nats_conf))
     started.append(start_valkey(acl=acl))
-    return Servers(started[-2].url, started[-1].url, creds, nats_closed=True, redis_closed=True)
+    return Servers(started[-2].url, started[-1].url, creds)
 
 
 @pytest.fixture(scope="session")

@@ -73,30 +73,7 @@ async def wait_for_services(nats_url: str, names: list[str], timeout: float = 30
         await nc.close()
 
 
-@dataclass(frozen=True)
-class Urls:
-    """Where each role connects: the embedded servers are closed (a user per role); a server
-    given by NATS_URL / REDIS_URL is used as given, by every role (deploy/ shows how to close
-    one of your own)."""
-
-    nats: str
-    redis: str
-    creds: access.Credentials
-    nats_closed: bool
-    redis_closed: bool
-
-    def nats_for(self, role: str) -> str:
-        if not self.nats_closed:
-            return self.nats
-        return access.with_user(self.nats, role, self.creds.passwords[role])
-
-    def redis_for(self, role: str) -> str:
-        if not self.redis_closed:
-            return self.redis
-        return access.with_user(self.redis, role, self.creds.passwords[role])
-
-
-def start_servers(home: Path, logs: Path, servers: list[Server]) -> Urls:
+def start_servers(home: Path, logs: Path, servers: list[Server]) -> access.Endpoints:
     """The embedded servers that NATS_URL / REDIS_URL do not replace, closed to all but the
     users in `home/secrets` (generated once, 0600)."""
     nats_url = os.environ.get("NATS_URL")
@@ -112,8 +89,8 @@ def start_servers(home: Path, logs: Path, servers: list[Server]) -> Urls:
         servers.append(start_valkey(home / "redis", acl=acl))
         redis_url = servers[-1].url
         console.print(f"valkey (embedded, closed, data in {home / 'redis'}) on {redis_url}")
-    return Urls(nats_url, redis_url, creds, "NATS_URL" not in os.environ,
-                "REDIS_URL" not in os.environ)  # fmt: skip
+    return access.Endpoints(nats_url, redis_url, creds, nats_closed="NATS_URL" not in os.environ,
+                            redis_closed="REDIS_URL" not in os.environ)  # fmt: skip
 
 
 async def up(home: Path, rules_replicas: int, demo_games: int) -> None:

@@ -83,13 +83,15 @@ class Seated(msgspec.Struct, frozen=True, kw_only=True):
 
 class Client:
     def __init__(self, nc: NATS, timeout: float = 5.0, retries: int = 3,
-                 receipts: Path | None = None) -> None:  # fmt: skip
+                 receipts: Path | None = None, remember: bool = True) -> None:  # fmt: skip
         self.nc = nc
         self.timeout = timeout
         self.retries = retries
-        # Every signed head the service gave us, checked; also appended to `receipts` (JSON
-        # Lines) when given, for an arbiter (`tabula audit GAME --receipts FILE`).
+        # Every signed head the service gave us, checked; kept in `receipts` (unless a
+        # long-running service asks not to: `remember=False`) and appended to the file
+        # `receipts` (JSON Lines) when given, for an arbiter (`tabula audit --receipts`).
         self.receipts: list[Receipt] = []
+        self.remember = remember
         self.receipts_file = receipts
         self._verified: set[tuple[str, bytes, str]] = set()  # signed roots already checked
 
@@ -105,7 +107,8 @@ class Client:
             raise TabulaError(Error(code=ErrorCode.INTERNAL,
                                     reason=f"receipt for {receipt.game_id} "
                                     f"v{receipt.version} is not validly signed"))  # fmt: skip
-        self.receipts.append(receipt)
+        if self.remember:
+            self.receipts.append(receipt)
         if self.receipts_file is not None:
             with self.receipts_file.open("ab") as f:
                 f.write(_encode(receipt) + b"\n")

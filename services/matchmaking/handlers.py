@@ -27,7 +27,7 @@ log = structlog.get_logger()
 class Matchmaker:
     def __init__(self, nc: NATS) -> None:
         self.nc = nc
-        self.rules = Client(nc)
+        self.rules = Client(nc, remember=False)  # the players keep their receipts
         self.queues: defaultdict[tuple[str, str], list[Enqueue]] = defaultdict(list)
 
     async def enqueue(self, req: Enqueue) -> Reply:

@@ -18,6 +18,7 @@ servers of your own (`tabula access DIR` writes them).
 import hashlib
 import os
 import secrets
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 from urllib.parse import quote, urlsplit, urlunsplit
@@ -179,3 +180,26 @@ def with_user(url: str, user: str, password: str) -> str:
 def url_user(url: str) -> str | None:
     """The user a URL names, if any."""
     return urlsplit(url).username
+
+
+@dataclass(frozen=True)
+class Endpoints:
+    """Where each role connects. Closed servers (the embedded ones) get each role's user in
+    its URL; a server given from outside (NATS_URL / REDIS_URL) is used as given by every role
+    (deploy/README.md shows how to close one of your own)."""
+
+    nats_url: str
+    redis_url: str
+    creds: Credentials
+    nats_closed: bool = True
+    redis_closed: bool = True
+
+    def nats_for(self, role: str) -> str:
+        if not self.nats_closed:
+            return self.nats_url
+        return with_user(self.nats_url, role, self.creds.passwords[role])
+
+    def redis_for(self, role: str) -> str:
+        if not self.redis_closed:
+            return self.redis_url
+        return with_user(self.redis_url, role, self.creds.passwords[role])
