@@ -19,6 +19,9 @@ class ErrorCode(StrEnum):
     MALFORMED_ACTION = "action/malformed"
     ILLEGAL_ACTION = "action/illegal"
     CONFLICT = "append/conflict"  # expected version is stale
+    # The store did not answer: the command may or may not be applied. Retry it with the same
+    # command id: it is applied once, and the retry returns its receipt.
+    UNKNOWN_OUTCOME = "append/unknown-outcome"
     NO_DRAW = "random/unavailable"
     DRAWN = "random/drawn"  # that nonce was drawn already, with other parameters (write-once)
     DRAW_AHEAD = "random/ahead"  # a nonce the game's log is not waiting for

@@ -118,7 +118,8 @@ class Client:
         await self.nc.drain()
 
     async def request(self, subject: str, req: Request, reply: type[T]) -> T:
-        """Send `req`, retrying timeouts (the same command id makes retries safe)."""
+        """Send `req`, retrying timeouts and unknown outcomes (the same command id makes
+        retries safe: a command is applied once)."""
         dec = _decoders.get(reply)
         if dec is None:
             dec = _decoders[reply] = msgspec.json.Decoder(reply | Error)
@@ -137,6 +138,9 @@ class Client:
                 )
             out = dec.decode(msg.data)
             if isinstance(out, Error):
+                if out.code == ErrorCode.UNKNOWN_OUTCOME and attempt < self.retries:
+                    await asyncio.sleep(min(0.1 * 2**attempt, 2.0))  # the store recovers
+                    continue
                 raise TabulaError(out)
             return out  # type: ignore[return-value]
         raise AssertionError("unreachable")

@@ -60,7 +60,7 @@ from services.client.sealing import seal, seal_bytes, seal_to
 from services.randomness.handlers import secret_field, secret_key
 from services.rules.tokens import seat_token
 from services.runtime.codec import decode_log, encode
-from services.runtime.eventstore import Appended, EventStore, NewEvent
+from services.runtime.eventstore import UNKNOWN_OUTCOME, Appended, EventStore, NewEvent
 from services.runtime.signing import ReceiptSigner
 
 log = structlog.get_logger()
@@ -86,6 +86,13 @@ class RandomnessUnavailable(Exception):
 
 def error(code: ErrorCode, reason: str, clause: str = "") -> Error:
     return Error(code=code, reason=reason, clause=clause)
+
+
+def unknown_outcome(exc: BaseException) -> Error:
+    """The store did not answer an append: never a definite failure (it may be applied)."""
+    log.warning("append outcome unknown", error=repr(exc))
+    reason = "the store did not answer: retry with the same command id (applied once)"
+    return error(ErrorCode.UNKNOWN_OUTCOME, reason)
 
 
 def derive_game_id(command_id: str) -> str:
@@ -226,10 +233,13 @@ class Rules:
         table = tables.open_table(ruleset, game_id, created)
         for event in events[1:]:
             table = tables.evolve(table, event)
-        result = await self.store.append(
-            game_id, 0, fairplay.genesis_hash(game_id), req.command_id,
-            [NewEvent(_tag(e), encode(e)) for e in events],
-        )  # fmt: skip
+        try:
+            result = await self.store.append(
+                game_id, 0, fairplay.genesis_hash(game_id), req.command_id,
+                [NewEvent(_tag(e), encode(e)) for e in events],
+            )  # fmt: skip
+        except UNKNOWN_OUTCOME as exc:
+            return unknown_outcome(exc)
         if not isinstance(result, Appended):
             return error(ErrorCode.GAME_EXISTS, f"game {game_id} already exists")
         tokens = self.tokens(game_id, created.seats)
@@ -242,10 +252,13 @@ class Rules:
                 reason = f"command {req.command_id} created {game_id} for another key"
                 return error(ErrorCode.FORBIDDEN, reason)
         else:
-            await self.store.register_game(game_id, ruleset.name, result.events[0].time_ms)
             game = Game(table, tokens, result.version, result.hash, result.events[-1].time_ms)
             self._remember(game_id, game)
-            await self.publish(game, result, events)
+            try:
+                await self.store.register_game(game_id, ruleset.name, result.events[0].time_ms)
+                await self.publish(game, result, events)
+            except (*UNKNOWN_OUTCOME, NATSError) as exc:  # the game exists: answer its creator
+                log.warning("after the append", error=repr(exc))
         grants = msgspec.json.encode([SeatGrant(seat=s, token=t) for s, t in enumerate(tokens)])
         signature, index, path = await self.signer.receipt(game_id, result.version, result.hash)
         return Created(game_id=game_id, version=result.version, hash=result.hash,
@@ -302,11 +315,15 @@ class Rules:
             outcome = tables.outcome(table)
             # A game without seeds seals at once; one with seeds first reveals its seed.
             seal_now = outcome is not None and table.fair is None
-            result = await self.store.append(
-                req.game_id, game.version, game.hash, req.command_id,
-                [NewEvent(_tag(e), _store_encoder.encode(e)) for e in events], seal=seal_now,
-                time_ms=now_ms, action=f"{req.seat} {req.action}",
-            )  # fmt: skip
+            try:
+                result = await self.store.append(
+                    req.game_id, game.version, game.hash, req.command_id,
+                    [NewEvent(_tag(e), _store_encoder.encode(e)) for e in events],
+                    seal=seal_now, time_ms=now_ms, action=f"{req.seat} {req.action}",
+                )  # fmt: skip
+            except UNKNOWN_OUTCOME as exc:
+                self.cache.pop(req.game_id, None)  # its version is unknown: read it again
+                return unknown_outcome(exc)
             if not isinstance(result, Appended):  # another replica got there first
                 caught_up = True
                 await self.catch_up(req.game_id, game)
@@ -320,11 +337,16 @@ class Rules:
                 events.append(sealed)
             game.table, game.version, game.hash = table, result.version, result.hash
             game.last_ms = result.events[-1].time_ms
-            if outcome is not None:
-                await self.store.mark_ended(req.game_id, outcome.result, outcome.reason)
-            await self.publish(game, result, events)
-            if outcome is not None and not table.sealed:
-                await self.finish(req.game_id, game)
+            try:
+                if outcome is not None:
+                    await self.store.mark_ended(req.game_id, outcome.result, outcome.reason)
+                await self.publish(game, result, events)
+                if outcome is not None and not table.sealed:
+                    await self.finish(req.game_id, game)
+            except (*UNKNOWN_OUTCOME, NATSError) as exc:
+                # The command is applied: its receipt stands. What follows the append is
+                # caught up later (an unsealed end is finished on the game's next access).
+                log.warning("after the append", error=repr(exc))
             return await self.receipt(req.game_id, result)
         return error(ErrorCode.CONFLICT, "the game kept changing; retry")
 

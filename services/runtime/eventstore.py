@@ -18,6 +18,7 @@ from typing import Any
 import hiredis
 import msgspec
 import redis.asyncio as aioredis
+import redis.exceptions
 from redis.exceptions import NoScriptError, ResponseError, WatchError
 
 from contracts.envelope import StoredEvent
@@ -25,10 +26,10 @@ from contracts.events import GameCreated, GameEnded, GameSealed
 from domain import fairplay
 from services.runtime.signing import Signer
 
-GAMES_INDEX = "tabula:games"
-BATCH_TIMEOUT = (
-    30.0  # seconds for one batch's round trip  # sorted set: game id scored by creation time (ms)
-)
+GAMES_INDEX = "tabula:games"  # sorted set: game id scored by creation time (ms)
+BATCH_TIMEOUT = 30.0  # seconds for one batch's round trip; past it the outcome is unknown
+# What an append can end in without an answer: it may or may not have been applied.
+UNKNOWN_OUTCOME = (OSError, redis.exceptions.ConnectionError, redis.exceptions.TimeoutError)
 
 
 def connect(url: str, max_connections: int = 64) -> "aioredis.Redis":
