@@ -13,7 +13,8 @@ from typing import TypeVar
 import msgspec
 from nats.aio.client import Client as NATS
 from nats.aio.msg import Msg
-from nats.errors import NoRespondersError, TimeoutError
+from nats.errors import NoRespondersError
+from nats.errors import TimeoutError as NATSTimeout
 
 from contracts import subjects
 from contracts.commands import (
@@ -92,6 +93,9 @@ class Client:
         # `receipts` (JSON Lines) when given, for an arbiter (`tabula audit --receipts`).
         self.receipts: list[Receipt] = []
         self.remember = remember
+        # A game watched and quiet this long is read from the log: a lost notice never
+        # leaves a watcher waiting for ever (the record is the log, not the notice).
+        self.quiet = 5.0
         self.receipts_file = receipts
         self._verified: set[tuple[str, bytes, str]] = set()  # signed roots already checked
 
@@ -127,7 +131,7 @@ class Client:
         for attempt in range(self.retries + 1):
             try:
                 msg = await self.nc.request(subject, data, timeout=self.timeout)
-            except (TimeoutError, NoRespondersError):
+            except (NATSTimeout, NoRespondersError):
                 if attempt == self.retries:
                     raise
                 await asyncio.sleep(min(0.05 * 2**attempt, 1.0))  # back off before a retry
@@ -231,7 +235,8 @@ class Client:
         """Catch up from the log, then follow live, in version order without duplicates.
 
         Subscribes before reading, so nothing falls between the read and the live feed; a gap
-        (a lost notice) is filled from the log. For a seat, an event redacted for the public is
+        (a lost notice) is filled from the log, and so is silence past `self.quiet` seconds (a
+        lost last notice). For a seat, an event redacted for the public is
         held back until the seat's sealed copy arrives on its own subject.
         """
         async for batch in self.watch_batches(game_id, after, seat, token):
@@ -256,6 +261,7 @@ class Client:
                                                 cb=on_sealed))  # fmt: skip
         known: dict[int, StoredEvent] = {}
         last = after
+        quiet = self.quiet
 
         def complete(e: StoredEvent) -> bool:
             return not e.redacted or seat not in e.audience
@@ -278,7 +284,15 @@ class Client:
                 if run:
                     yield run
                     continue
-                item = await queue.get()
+                try:
+                    item = await asyncio.wait_for(queue.get(), quiet)
+                except TimeoutError:  # silence: a notice may be lost, the log is not
+                    found = await self.read(game_id, last, seat, token)
+                    for e in found:
+                        take(e)
+                    quiet = self.quiet if found else min(2 * quiet, 60.0)  # a slow opponent
+                    continue
+                quiet = self.quiet
                 take(item)
                 if item.version > last + 1 and last + 1 not in known:
                     for e in await self.read(game_id, last, seat, token):  # fill the gap

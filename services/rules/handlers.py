@@ -302,6 +302,7 @@ class Rules:
                 if not caught_up:
                     caught_up = True
                     if done := await self.store.command_result(req.game_id, req.command_id):
+                        await self.announce_again(game, done)
                         return await self.receipt(req.game_id, done)
                     if await self.catch_up(req.game_id, game):
                         continue
@@ -330,6 +331,7 @@ class Rules:
                 continue
             if result.duplicate:
                 await self.catch_up(req.game_id, game)
+                await self.announce_again(game, result)
                 return await self.receipt(req.game_id, result)
             if seal_now:
                 sealed = _sealed(result)
@@ -513,6 +515,20 @@ class Rules:
         if stored.action and not stored.action.startswith(f"{seat} "):
             stored = msgspec.structs.replace(stored, action="")
         return seal(game.tokens[seat], seat, stored)
+
+    async def announce_again(self, game: Game, done: Appended) -> None:
+        """A retry found its command applied: the first attempt may have died before its
+        notices went out, so send them (again) from the log. Subscribers drop duplicates."""
+        game_id = game.table.game_id
+        count = done.version - done.first_version + 1
+        stored = await self.store.read(game_id, done.first_version - 1, count)
+        dec = event_decoder(game.table.ruleset.name)
+        events = [dec.decode(s.body) for s in stored]
+        again = Appended(done.first_version, done.version, done.hash, events=tuple(stored))
+        try:
+            await self.publish(game, again, events)
+        except NATSError as exc:  # the receipt stands; watchers read the log when it is quiet
+            log.warning("announcing again failed", error=repr(exc))
 
     async def publish(self, game: Game, result: Appended, events: Sequence[Event]) -> None:
         """Notify subscribers: the public form on the game's subject, and each seat's private
