@@ -175,9 +175,14 @@ def up(
     """Start the embedded stack (NATS, Valkey, every service) and serve until Ctrl-C."""
     import uvloop
 
+    from services.cli.stack import StackRunning
     from services.cli.stack import up as run_up
 
-    uvloop.run(run_up(config.home(), rules_replicas, demo))
+    try:
+        uvloop.run(run_up(config.home(), rules_replicas, demo))
+    except StackRunning as exc:
+        err.print(f"[red]{exc}[/]: stop it first, or set TABULA_HOME to another directory")
+        raise typer.Exit(1) from None
 
 
 @app.command()

@@ -7,9 +7,11 @@ SIGTERM) stops the services first (each drains), then the servers.
 
 import asyncio
 import contextlib
+import fcntl
 import os
 import signal
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -20,7 +22,7 @@ from rich.console import Console
 from contracts import subjects
 from services.runtime import access, bus
 from services.runtime.config import StackFile, StackPointer, stack_path, user_pointer
-from services.runtime.embedded import Server, start_nats, start_valkey
+from services.runtime.embedded import Server, die_with_parent, start_nats, start_valkey
 
 console = Console(stderr=True)
 SERVICES = (
@@ -49,7 +51,8 @@ class Child:
                 stdout=out,
                 stderr=out,
                 start_new_session=True,
-            )  # Ctrl-C goes to us only
+                preexec_fn=die_with_parent,
+            )  # Ctrl-C goes to us only; our death goes to them
 
 
 async def wait_for_services(nats_url: str, names: list[str], timeout: float = 30.0) -> None:
@@ -93,7 +96,30 @@ def start_servers(home: Path, logs: Path, servers: list[Server]) -> access.Endpo
                             redis_closed="REDIS_URL" not in os.environ)  # fmt: skip
 
 
+class StackRunning(RuntimeError):
+    """Another `tabula up` holds this data directory."""
+
+
+@contextlib.contextmanager
+def hold(home: Path) -> Iterator[None]:
+    """An exclusive lock on the data directory for as long as the stack runs: two stacks on one
+    directory would both write the same append-only file. The kernel drops it with the
+    process, however it ends."""
+    home.mkdir(parents=True, exist_ok=True)
+    with (home / "lock").open("a") as f:
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise StackRunning(f"a Tabula stack is already running on {home}") from None
+        yield
+
+
 async def up(home: Path, rules_replicas: int, demo_games: int) -> None:
+    with hold(home):
+        await _up(home, rules_replicas, demo_games)
+
+
+async def _up(home: Path, rules_replicas: int, demo_games: int) -> None:
     logs = home / "logs"
     logs.mkdir(parents=True, exist_ok=True)
     servers: list[Server] = []

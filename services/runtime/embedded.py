@@ -4,17 +4,34 @@ Both listen on free loopback ports, so they never touch system services on the s
 """
 
 import contextlib
+import ctypes
 import shutil
+import signal
 import socket
 import subprocess
 import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 
 class EmbeddedError(RuntimeError):
     pass
+
+
+PR_SET_PDEATHSIG = 1  # prctl(2)
+_prctl: Any = None
+with contextlib.suppress(OSError, AttributeError):  # not Linux: children may outlive it there
+    # Looked up here, in the parent: the child, between fork and exec, only calls it.
+    _prctl = ctypes.CDLL(None, use_errno=True).prctl
+
+
+def die_with_parent() -> None:
+    """In a child, before exec: be sent SIGTERM when the process that started it dies, even by
+    SIGKILL, so nothing it started runs on unsupervised."""
+    if _prctl is not None:
+        _prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
 def free_port() -> int:
@@ -92,7 +109,8 @@ def start_nats(log_dir: Path | None = None, config: Path | None = None) -> Serve
     if log_dir:
         log = log_dir / "nats-server.log"
         args += ["-l", str(log)]
-    proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            preexec_fn=die_with_parent)  # noqa: PLW1509  # fmt: skip
     try:
         _wait_ready(proc, port, b"", b"INFO", "nats-server")
     except EmbeddedError:
@@ -137,7 +155,8 @@ def start_valkey(
         args += ["--appendonly", "no"]
     if acl:
         args += ["--aclfile", str(acl)]
-    proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            preexec_fn=die_with_parent)  # noqa: PLW1509  # fmt: skip
     try:
         # Without credentials a closed server answers NOAUTH: up all the same.
         expect = b"-NOAUTH" if acl else b"+PONG"

@@ -8,6 +8,7 @@ import re
 import signal
 import subprocess
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -316,3 +317,33 @@ async def test_replay_and_export_refuse_bad_arguments_in_one_line(
         one_line_error(replay, 1, f"cannot replay {path}", "tabula audit")
     finally:
         await forget(redis, game)
+
+
+def children_of(pid: int) -> list[int]:
+    return [int(p) for p in (Path(f"/proc/{pid}/task/{pid}/children").read_text().split())]
+
+
+def test_one_stack_per_directory_and_nothing_outlives_a_killed_stack(tmp_path: Path) -> None:
+    """A second `tabula up` on the same data directory is refused in one line (two would write
+    one append-only file); and when `tabula up` is killed outright, every server and service
+    it started goes with it (issue 10)."""
+    home = tmp_path / "home"
+    up = start_up(home)
+    try:
+        read_until(up, "Serving")
+        second = tabula(home, "up")
+        assert second.returncode == 1
+        assert "already running" in second.stderr
+        assert len(second.stderr.strip().splitlines()) == 1
+        started = children_of(up.pid)
+        assert len(started) == 6  # nats-server, valkey, 2 rules replicas, randomness, matchmaking
+    finally:
+        up.kill()  # SIGKILL: no handler runs, no cleanup
+        up.communicate(timeout=30)
+    for _attempt in range(600):  # until the kernel has ended them all (polled, bounded)
+        alive = [pid for pid in started if Path(f"/proc/{pid}").exists()
+                 and "zombie" not in Path(f"/proc/{pid}/status").read_text().lower()]  # fmt: skip
+        if not alive:
+            break
+        time.sleep(0.05)
+    assert not alive, f"still running after their parent was killed: {alive}"
