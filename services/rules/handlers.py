@@ -255,7 +255,7 @@ class Rules:
             game = Game(table, tokens, result.version, result.hash, result.events[-1].time_ms)
             self._remember(game_id, game)
             try:
-                await self.store.register_game(game_id, ruleset.name, result.events[0].time_ms)
+                await self.store.register_game(game_id, result.events[0].time_ms)
                 await self.publish(game, result, events)
             except (*UNKNOWN_OUTCOME, NATSError) as exc:  # the game exists: answer its creator
                 log.warning("after the append", error=repr(exc))
@@ -340,8 +340,6 @@ class Rules:
             game.table, game.version, game.hash = table, result.version, result.hash
             game.last_ms = result.events[-1].time_ms
             try:
-                if outcome is not None:
-                    await self.store.mark_ended(req.game_id, outcome.result, outcome.reason)
                 await self.publish(game, result, events)
                 if outcome is not None and not table.sealed:
                     await self.finish(req.game_id, game)

@@ -3,7 +3,9 @@
 -- ARGV: expected_version, prev_hash, command_id, time_ms, game_id, n, then (type, body, hash) x n,
 -- then the hash chain version the hashes were computed under (meta `chain`: written by the
 -- game's first append; absent in a game created before chain v2, which is v1), then the
--- command's action ("<seat> <action>", stored as `act` on every entry when not empty)
+-- command's action ("<seat> <action>", stored as `act` on every entry when not empty), then
+-- field/value pairs the events imply for the meta (`ruleset` on creation; `result` and
+-- `reason` with a GameEnded), so derived state moves in the same step as the events
 -- Hashes are computed by the caller (Lua has no SHA-256); checking both the expected version
 -- and the head hash means a caller with a stale or forked view can never extend the chain.
 local done = redis.call('HGET', KEYS[3], ARGV[3])
@@ -35,6 +37,7 @@ for i = 0, n - 1 do
   end
 end
 local result = (expected + 1) .. ' ' .. version .. ' ' .. hash
-redis.call('HSET', KEYS[2], 'version', version, 'head', hash, 'chain', chain)
+redis.call('HSET', KEYS[2], 'version', version, 'head', hash, 'chain', chain,
+  unpack(ARGV, 9 + 3 * n))
 redis.call('HSET', KEYS[3], ARGV[3], result)
 return {'ok', result}

@@ -75,6 +75,19 @@ class NewEvent:
     body: bytes
 
 
+def implied_meta(events: Sequence[NewEvent]) -> list[str]:
+    """Field/value pairs the events imply for the game's meta: its ruleset when created, its
+    result and reason when ended. Written by the append script with the events themselves."""
+    pairs: list[str] = []
+    for event in events:
+        if event.type == "GameCreated":
+            pairs += ["ruleset", msgspec.json.decode(event.body, type=GameCreated).ruleset]
+        elif event.type == "GameEnded":
+            ended = msgspec.json.decode(event.body, type=GameEnded)
+            pairs += ["result", ended.result, "reason", ended.reason]
+    return pairs
+
+
 @dataclass(frozen=True, slots=True)
 class Head:
     version: int
@@ -219,7 +232,7 @@ class EventStore:
         args: list[Any] = [expected_version, prev_hash, command_id, now, game_id, len(stored)]
         for e in stored:
             args += [e.type, bytes(e.body), e.hash]
-        args += [chain, action]
+        args += [chain, action, *implied_meta(events)]
         keys = [log_key(game_id), meta_key(game_id), commands_key(game_id)]
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self._queue.append(_Pending(keys, args, future))
@@ -329,15 +342,9 @@ class EventStore:
             return results
         raise AssertionError("unreachable")
 
-    async def register_game(self, game_id: str, ruleset: str, created_ms: int) -> None:
+    async def register_game(self, game_id: str, created_ms: int) -> None:
         """Index a new game for listing (outside the game's slot, so not in the script)."""
-        pipe = self.redis.pipeline(transaction=False)
-        pipe.zadd(GAMES_INDEX, {game_id: created_ms}, nx=True)
-        pipe.hsetnx(meta_key(game_id), "ruleset", ruleset)
-        await pipe.execute()
-
-    async def mark_ended(self, game_id: str, result: str, reason: str) -> None:
-        await self.redis.hset(meta_key(game_id), mapping={"result": result, "reason": reason})
+        await self.redis.zadd(GAMES_INDEX, {game_id: created_ms}, nx=True)
 
     # -- importing -------------------------------------------------------------------------
 
@@ -363,13 +370,10 @@ class EventStore:
         chain = fairplay.chain_version(game_id, [h1])
         if chain is None:
             raise ValueError(f"the hash of event 1 of {game_id} is h_1 under no chain version")
-        created = msgspec.json.decode(bytes(stored[0].body), type=GameCreated)
-        ended = next((s for s in reversed(stored) if s.type == "GameEnded"), None)
+        implied = implied_meta([NewEvent(s.type, bytes(s.body)) for s in stored])
         meta: dict[str, Any] = {"version": stored[-1].version, "head": stored[-1].hash,
-                                "ruleset": created.ruleset, "chain": chain}  # fmt: skip
-        if ended is not None:
-            end = msgspec.json.decode(bytes(ended.body), type=GameEnded)
-            meta |= {"result": end.result, "reason": end.reason}
+                                "chain": chain, **dict(zip(implied[::2], implied[1::2],
+                                                           strict=True))}  # fmt: skip
         commands: dict[str, str] = {}  # command id -> "first last hash", as append.lua keeps
         firsts: dict[str, int] = {}
         for s in stored:

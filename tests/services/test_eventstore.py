@@ -7,7 +7,7 @@ import msgspec
 import pytest
 
 from contracts.envelope import StoredEvent
-from contracts.events import GameSealed
+from contracts.events import GameCreated, GameEnded, GameSealed
 from domain import fairplay
 from domain.audit import chain_entries
 from services.runtime.embedded import start_valkey
@@ -286,3 +286,20 @@ async def test_import_keeps_each_logs_chain_version(store: EventStore) -> None:
         entries = chain_entries(await store.read(g))
         assert fairplay.chain_version(g, entries) == chain
         assert fairplay.verify_chain(g, entries) is None
+
+
+async def test_the_meta_an_append_implies_is_written_with_it(store: EventStore) -> None:
+    """Derived state in the same step as the events (issue 10): the create append records the
+    ruleset, and the append holding GameEnded records the result and reason, in one script:
+    no window in which the log says ended and the meta does not."""
+    g = gid()
+    created = msgspec.json.encode(GameCreated(ruleset="chess3d", seats=2))
+    r = await store.append(g, 0, fairplay.genesis_hash(g), "c1", [NewEvent("GameCreated", created)])
+    assert isinstance(r, Appended)
+    assert await store.redis.hget(meta_key(g), "ruleset") == b"chess3d"
+    assert not await store.redis.hexists(meta_key(g), "result")
+    ended = msgspec.json.encode(GameEnded(result="0-1", reason="resignation", winners=[1]))
+    r = await store.append(g, 1, r.hash, "c2", [ev(2), NewEvent("GameEnded", ended)])
+    assert isinstance(r, Appended)
+    meta = await store.redis.hgetall(meta_key(g))
+    assert (meta[b"result"], meta[b"reason"], meta[b"version"]) == (b"0-1", b"resignation", b"3")

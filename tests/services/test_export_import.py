@@ -20,7 +20,7 @@ import pytest
 import redis.asyncio as aioredis
 from typer.testing import CliRunner, Result
 
-from contracts.events import Event, GameEnded, SeedRevealed
+from contracts.events import Event, SeedRevealed
 from domain import fairplay
 from services.cli.main import app
 from services.runtime.config import Settings
@@ -60,15 +60,13 @@ async def write_game(store: EventStore, game_id: str, seed: int = 3) -> list[Eve
     register()
     events = play_locally(seed, SERVER_SEED, game_id)
     version, head = 0, fairplay.genesis_hash(game_id)
-    await store.register_game(game_id, "race", 1_700_000_000_000)
+    await store.register_game(game_id, 1_700_000_000_000)
     for i, event in enumerate(events):
         result = await store.append(game_id, version, head, f"cmd-{i}",
                                     [NewEvent(tag(event), msgspec.json.encode(event))],
                                     seal=isinstance(event, SeedRevealed))  # fmt: skip
         assert isinstance(result, Appended)
         version, head = result.version, result.hash
-        if isinstance(event, GameEnded):
-            await store.mark_ended(game_id, event.result, event.reason)
     return events
 
 
