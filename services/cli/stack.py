@@ -1,8 +1,10 @@
 """`tabula up`: the embedded default under one supervisor.
 
 Starts nats-server and Valkey from their wheels (unless NATS_URL / REDIS_URL point at running
-ones), then every service as its own process, restarts a service that dies, and on Ctrl-C (or
-SIGTERM) stops the services first (each drains), then the servers.
+ones), closed to all but a user per role (services.runtime.access), then every service as its
+own process under its role, restarts a service that dies, and on Ctrl-C (or SIGTERM) stops the
+services first (each drains), then the servers. It holds a lock on its data directory, and
+everything it starts dies with it.
 """
 
 import asyncio
