@@ -186,6 +186,7 @@ class _Auditor:
         # commands: a log that records actions has every other command decided again
         self.actions = any(s.action for s in stored)
         self.redecided = 0
+        self.decoded: dict[int, Event] = {}  # a command's events, decoded once for both walks
         self.chain = 0  # the log's hash chain version, decided by h_1 (0: neither formula)
 
     # -- the walk ----------------------------------------------------------------------------
@@ -320,7 +321,7 @@ class _Auditor:
             raise _Discrepancy(f"belongs to game {s.game_id!r}, not {self.stored[0].game_id!r}")
         if self.sealed and s.type not in _AFTER_SEAL:
             raise _Discrepancy(f"recorded after the game was sealed at version {self.sealed_at}")
-        event = self._decode(s)
+        event = self.decoded.pop(s.version, None) or self._decode(s)
         name = _tag(event)
         if name != s.type:
             raise _Discrepancy(f"stored type {s.type!r} but the body's tag is {name!r}")
@@ -353,6 +354,7 @@ class _Auditor:
         if self.table is None:
             raise _Discrepancy("a command before the game was created")
         events = [self._decode(g) for g in group]
+        self.decoded = {g.version: e for g, e in zip(group, events, strict=True)}
         if group[-1].type == "GameSealed":  # the store seals a decided end in the same append
             events.pop()
         mismatch = redecide(self.table, *parsed, first.time_ms - stored[i - 1].time_ms, events)

@@ -25,7 +25,7 @@ from domain.core import table as tables
 from domain.registry import RULESETS, find_ruleset
 from services.runtime import config
 from services.runtime.codec import decode_log
-from services.runtime.eventstore import EventStore, GameExists, meta_key
+from services.runtime.eventstore import EventStore, GameExists
 
 app = typer.Typer(
     no_args_is_help=True,
@@ -97,12 +97,8 @@ READS = 10  # attempts at reading a game in play between two of its appends
 
 async def read_head(store: EventStore, game_id: str) -> StoreHead | None:
     """The store's own record of the game (its meta hash), None when it has none."""
-    version, digest, result = await store.redis.hmget(
-        meta_key(game_id), ["version", "head", "result"]
-    )
-    if version is None or digest is None:
-        return None
-    return StoreHead(int(version), digest.decode(), result.decode() if result else "")
+    head = await store.head(game_id)
+    return StoreHead(head.version, head.hash, head.result) if head else None
 
 
 async def read_game(store: EventStore, game_id: str) -> tuple[list[StoredEvent], StoreHead | None]:

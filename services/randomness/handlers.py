@@ -130,10 +130,11 @@ class Randomness:
         parameters: the decision that drew it was abandoned (refused, or beaten by another
         replica), and only the rules service ever saw the outcome."""
         key = drawn_key(req.game_id)
-        await self.redis.hsetnx(key, "mix", req.mix)
-        mix, done, before = await self.redis.hmget(
-            key, ["mix", f"n:{req.nonce}", f"n:{req.nonce - 1}"]
-        )
+        fields = ["mix", f"n:{req.nonce}", f"n:{req.nonce - 1}"]
+        mix, done, before = await self.redis.hmget(key, fields)
+        if mix is None:  # the game's first draw binds its mix (or a concurrent one did)
+            await self.redis.hsetnx(key, "mix", req.mix)
+            mix, done, before = await self.redis.hmget(key, fields)
         if mix.decode() != req.mix:
             return _error(ErrorCode.DRAWN, "this game's draws are bound to another mix")
         what = f"{req.kind} {req.n}"
@@ -163,7 +164,7 @@ class Randomness:
                 if fields[b"type"] in _DRAW_EVENTS:
                     nxt = max(nxt, _nonce.decode(fields[b"body"]).nonce + 1)
                 version = int(entry_id.split(b"-")[1])
-        await self.redis.hset(key, mapping={"log:version": version, "log:next": nxt})
+            await self.redis.hset(key, mapping={"log:version": version, "log:next": nxt})
         return nxt
 
     async def reveal(self, req: RevealSeed) -> Reply:

@@ -92,6 +92,7 @@ def implied_meta(events: Sequence[NewEvent]) -> list[str]:
 class Head:
     version: int
     hash: str
+    result: str = ""  # once the game has ended
 
 
 def _parse_result(raw: bytes | str) -> tuple[int, int, str]:
@@ -402,10 +403,12 @@ class EventStore:
     # -- reading ---------------------------------------------------------------------------
 
     async def head(self, game_id: str) -> Head | None:
-        version, digest = await self.redis.hmget(meta_key(game_id), ["version", "head"])
+        version, digest, result = await self.redis.hmget(
+            meta_key(game_id), ["version", "head", "result"]
+        )
         if version is None:
             return None
-        return Head(int(version), digest.decode())
+        return Head(int(version), digest.decode(), result.decode() if result else "")
 
     async def read(
         self, game_id: str, after: int = 0, count: int | None = None

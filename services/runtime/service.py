@@ -33,10 +33,6 @@ log = structlog.get_logger()
 _encoder = msgspec.json.Encoder()
 
 
-class _TooLarge(Exception):
-    pass
-
-
 class ServiceApp:
     def __init__(self, nc: NATS, name: str, description: str, version: str = "0.1.0") -> None:
         self.nc = nc
@@ -58,29 +54,28 @@ class ServiceApp:
     ) -> None:
         decoder = msgspec.json.Decoder(request_type)
 
+        async def answer(data: bytes) -> Reply:
+            if len(data) > MAX_REQUEST_BYTES:  # refused whole, before decoding
+                return Error(code=ErrorCode.TOO_LARGE,
+                             reason=f"a request is at most {MAX_REQUEST_BYTES} bytes")  # fmt: skip
+            try:
+                request = decoder.decode(data)
+            except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+                return Error(code=ErrorCode.MALFORMED, reason=str(exc))
+            for key in ("game_id", "command_id"):
+                if (value := getattr(request, key, None)) is not None:
+                    structlog.contextvars.bind_contextvars(**{key: value})
+            try:
+                return await handler(request)
+            except Exception:
+                log.exception("handler failed")
+                return Error(code=ErrorCode.INTERNAL, reason="internal error; see logs")
+
         async def handle(msg: MicroRequest) -> None:
             started = time.perf_counter()
             # Each request runs in its own task, whose context starts empty: bind, never clear.
             structlog.contextvars.bind_contextvars(endpoint=name)
-            reply: Reply
-            try:
-                if len(msg.data) > MAX_REQUEST_BYTES:
-                    raise _TooLarge
-                request = decoder.decode(msg.data)
-            except _TooLarge:
-                reply = Error(code=ErrorCode.TOO_LARGE,
-                              reason=f"a request is at most {MAX_REQUEST_BYTES} bytes")  # fmt: skip
-            except (msgspec.DecodeError, msgspec.ValidationError) as exc:
-                reply = Error(code=ErrorCode.MALFORMED, reason=str(exc))
-            else:
-                for key in ("game_id", "command_id"):
-                    if (value := getattr(request, key, None)) is not None:
-                        structlog.contextvars.bind_contextvars(**{key: value})
-                try:
-                    reply = await handler(request)
-                except Exception:
-                    log.exception("handler failed")
-                    reply = Error(code=ErrorCode.INTERNAL, reason="internal error; see logs")
+            reply = await answer(msg.data)
             with contextlib.suppress(Exception):  # no reply subject, or requester gone
                 await msg.respond(_encoder.encode(reply))
             ms = round((time.perf_counter() - started) * 1000, 3)
