@@ -26,5 +26,5 @@ class ErrorCode(StrEnum):
     DRAWN = "random/drawn"  # that nonce was drawn already, with other parameters (write-once)
     DRAW_AHEAD = "random/ahead"  # a nonce the game's log is not waiting for
     FORBIDDEN = "request/forbidden"  # the request is well formed but not this requester's
-    UNAVAILABLE = "service/unavailable"
+    UNAVAILABLE = "service/unavailable"  # a service or the store is away: retry, same command id
     INTERNAL = "internal"

@@ -105,7 +105,7 @@ async def store(servers: Servers) -> AsyncIterator[EventStore]:
 
 
 @contextlib.asynccontextmanager
-async def running(build: Build, settings: Settings) -> AsyncIterator[asyncio.Task[None]]:
+async def running(build: Build, settings: Settings) -> AsyncIterator[asyncio.Task[int]]:
     """A service in this process, ready when entered, drained on exit."""
     stop, ready = asyncio.Event(), asyncio.Event()
     task = asyncio.create_task(serve(build, settings, stop, ready))

@@ -28,11 +28,16 @@ def command_name() -> str:
     return "tabula" if shutil.which("tabula") else os.path.relpath(sys.argv[0])
 
 
-async def connect(nats_url: str, receipts: Path | None = None) -> Client:
-    # The NATS client logs a traceback at every failed attempt; the CLI says it in one line.
+def quiet_nats_logs() -> None:
+    """The NATS client logs a traceback at every failed (re)connection attempt; the CLI says
+    what matters in one line."""
     quiet = logging.getLogger("nats")
     quiet.addHandler(logging.NullHandler())
     quiet.propagate = False
+
+
+async def connect(nats_url: str, receipts: Path | None = None) -> Client:
+    quiet_nats_logs()
     try:
         async with asyncio.timeout(CONNECT_S):
             return await Client.connect(nats_url, receipts=receipts)

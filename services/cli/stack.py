@@ -2,9 +2,10 @@
 
 Starts nats-server and Valkey from their wheels (unless NATS_URL / REDIS_URL point at running
 ones), closed to all but a user per role (services.runtime.access), then every service as its
-own process under its role, restarts a service that dies, and on Ctrl-C (or SIGTERM) stops the
-services first (each drains), then the servers. It holds a lock on its data directory, and
-everything it starts dies with it.
+own process under its role. It restarts a service that exits and a server that exits or stops
+answering its health check (on the same port, with the same files). On Ctrl-C (or SIGTERM) it
+stops the services first (each stops intake and drains), then nats-server, then Valkey. It
+holds a lock on its data directory, and everything it starts dies with it.
 """
 
 import asyncio
@@ -24,7 +25,14 @@ from rich.console import Console
 from contracts import subjects
 from services.runtime import access, bus
 from services.runtime.config import StackFile, StackPointer, stack_path, user_pointer
-from services.runtime.embedded import Server, die_with_parent, start_nats, start_valkey
+from services.runtime.embedded import (
+    EmbeddedError,
+    Server,
+    die_with_parent,
+    start_nats,
+    start_valkey,
+)
+from services.runtime.service import DRAIN_S
 
 console = Console(stderr=True)
 SERVICES = (
@@ -167,7 +175,7 @@ async def _up(home: Path, rules_replicas: int, demo_games: int) -> None:
             "Serving. Other terminals find this stack by itself "
             f"(TABULA_HOME={home}). Ctrl-C stops it."
         )
-        await supervise(children, stop)
+        await supervise(children, servers, stop)
     finally:
         stack_file.unlink(missing_ok=True)
         with contextlib.suppress(OSError, msgspec.DecodeError):
@@ -179,32 +187,77 @@ async def _up(home: Path, rules_replicas: int, demo_games: int) -> None:
         for child in children:
             if child.proc and child.proc.returncode is None:
                 child.proc.send_signal(signal.SIGTERM)
-        for child in children:
+        for child in children:  # each stops intake and drains its in-flight requests
             if child.proc:
                 try:
-                    await asyncio.wait_for(child.proc.wait(), 15)
+                    await asyncio.wait_for(child.proc.wait(), DRAIN_S + 5)
                 except TimeoutError:
                     child.proc.kill()
-        for server in reversed(servers):
-            server.stop()
+        for server in servers:  # then the bus, then the store the drained requests wrote to
+            await asyncio.to_thread(server.stop)
         console.print("Tabula stopped.")
 
 
-async def supervise(children: list[Child], stop: asyncio.Event) -> None:
-    """Restart a service that exits unexpectedly, until `stop`."""
-    stopper = asyncio.create_task(stop.wait())
-    while not stop.is_set():
-        waits = {asyncio.create_task(c.proc.wait()): c for c in children if c.proc}
-        done, _ = await asyncio.wait({stopper, *waits}, return_when=asyncio.FIRST_COMPLETED)
-        for task in waits:
-            if task not in done:
-                task.cancel()
-        if stop.is_set():
-            return
-        for task in done:
-            if task in waits:
-                child = waits[task]
-                child.restarts += 1
-                console.print(f"[red]{child.name} exited ({task.result()}); restarting[/]")
-                await asyncio.sleep(min(0.5 * child.restarts, 5))  # back off a crash loop
-                await child.start()
+HEALTH_S = 1.0  # how often each server is looked at
+UNHEALTHY_AFTER = 3  # failed probes in a row before a live but silent server is replaced
+
+
+async def healthy(server: Server) -> bool:
+    """The server answers its probe on its port within HEALTH_S."""
+    try:
+        async with asyncio.timeout(HEALTH_S):
+            reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
+            try:
+                if server.probe:
+                    writer.write(server.probe)
+                return server.expect in await reader.read(4096)
+            finally:
+                writer.close()
+    except (OSError, TimeoutError):
+        return False
+
+
+async def watch_server(server: Server) -> None:
+    """Start a server again, on its port with its files and users, when it exits or stops
+    answering (UNHEALTHY_AFTER probes in a row). The services reconnect by themselves."""
+    failures = 0
+    while True:
+        await asyncio.sleep(HEALTH_S)  # the health check's period
+        if server.proc.poll() is None:
+            failures = 0 if await healthy(server) else failures + 1
+            if failures < UNHEALTHY_AFTER:
+                continue
+            console.print(f"[red]{server.name} stopped answering; restarting it[/]")
+            await asyncio.to_thread(server.kill)
+        else:
+            console.print(f"[red]{server.name} exited ({server.proc.returncode}); restarting[/]")
+        failures = 0
+        try:
+            await asyncio.to_thread(server.start)
+            console.print(f"{server.name} is back on port {server.port}")
+        except EmbeddedError as exc:  # e.g. its port was taken meanwhile: try again
+            console.print(f"[red]{exc}[/]")
+
+
+async def watch_child(child: Child) -> None:
+    """Start a service again when it exits: it exits by itself when its bus connection is
+    closed for good, and crashes are crashes."""
+    while True:
+        assert child.proc is not None
+        code = await child.proc.wait()
+        child.restarts += 1
+        console.print(f"[red]{child.name} exited ({code}); restarting[/]")
+        await asyncio.sleep(min(0.5 * child.restarts, 5))  # back off a crash loop
+        await child.start()
+
+
+async def supervise(children: list[Child], servers: list[Server], stop: asyncio.Event) -> None:
+    """Keep every server and service running until `stop`."""
+    watchers = [asyncio.create_task(watch_server(s)) for s in servers]
+    watchers += [asyncio.create_task(watch_child(c)) for c in children]
+    try:
+        await stop.wait()
+    finally:
+        for task in watchers:
+            task.cancel()
+        await asyncio.gather(*watchers, return_exceptions=True)

@@ -47,6 +47,9 @@ _encode = msgspec.json.Encoder().encode
 _decoders: dict[type, msgspec.json.Decoder[object]] = {}
 _stored = msgspec.json.Decoder(StoredEvent)
 _sealed = msgspec.json.Decoder(SealedEvent)
+# Retried with the same request: the store did not answer (the command may be applied, and a
+# retry returns its receipt), or was unreachable before anything was written.
+RETRIED = frozenset({ErrorCode.UNKNOWN_OUTCOME, ErrorCode.UNAVAILABLE})
 
 
 class TabulaError(Exception):
@@ -142,7 +145,7 @@ class Client:
                 )
             out = dec.decode(msg.data)
             if isinstance(out, Error):
-                if out.code == ErrorCode.UNKNOWN_OUTCOME and attempt < self.retries:
+                if out.code in RETRIED and attempt < self.retries:
                     await asyncio.sleep(min(0.1 * 2**attempt, 2.0))  # the store recovers
                     continue
                 raise TabulaError(out)

@@ -31,16 +31,17 @@ class Matchmaker:
         self.queues: defaultdict[tuple[str, str], list[Enqueue]] = defaultdict(list)
 
     async def enqueue(self, req: Enqueue) -> Reply:
+        held = self._find(req.ticket)
+        if held is not None and not _same(held.owner, req.owner):
+            return Error(code=ErrorCode.FORBIDDEN, reason=f"ticket {req.ticket} is taken")
+        req = held or req  # a retry: its table is tried again if full (its creation failed)
         try:
             seats = find_ruleset(req.ruleset).create(req.variant).seats
         except VariantError as exc:
             return Error(code=exc.code, reason=exc.reason)
-        if (held := self._find(req.ticket)) is not None:
-            if not _same(held.owner, req.owner):
-                return Error(code=ErrorCode.FORBIDDEN, reason=f"ticket {req.ticket} is taken")
-            return Queued(ticket=req.ticket, waiting=len(self.queues[(held.ruleset, held.variant)]))
         queue = self.queues[(req.ruleset, req.variant)]
-        queue.append(req)
+        if held is None:
+            queue.append(req)
         if len(queue) < seats:
             return Queued(ticket=req.ticket, waiting=len(queue))
         table, queue[:seats] = queue[:seats], []  # taken before any await: no double seating

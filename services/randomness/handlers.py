@@ -11,8 +11,9 @@ outcome is bound to the game's progress:
 - write-once: the game's mix is fixed by its first draw, and a nonce's parameters (kind, n)
   once the log records it; asking again with others gets `random/drawn` and changes nothing;
 - no peeking ahead: a new nonce must follow the last one drawn, and lie within `AHEAD` of the
-  next nonce the game's log is waiting for (the log is read incrementally, from where the
-  last draw left it).
+  next nonce the game's log is waiting for; a card salt's deck position within `AHEAD` of the
+  next position the log deals (the log is read incrementally, from where the last draw left
+  it). So the secrets kept for a game grow with its log, never faster.
 """
 
 import secrets
@@ -49,7 +50,12 @@ class _Nonce(msgspec.Struct):
     nonce: int
 
 
+class _Position(msgspec.Struct):
+    position: int
+
+
 _nonce = msgspec.json.Decoder(_Nonce)
+_position = msgspec.json.Decoder(_Position)
 
 
 def seed_key(game_id: str) -> str:
@@ -63,7 +69,7 @@ def secret_key(game_id: str) -> str:
 
 def drawn_key(game_id: str) -> str:
     """The randomness service's own record: "n:<nonce>" -> "kind n", "mix", and how far it has
-    read the log ("log:version", "log:next")."""
+    read the log ("log:version", "log:next", "log:dealt")."""
     return f"tabula:game:{{{game_id}}}:drawn"
 
 
@@ -95,6 +101,10 @@ class Randomness:
         server_seed = seed.decode()
         try:
             if req.kind == "salt":  # a function of the seed and the deck position alone
+                _nonce_next, dealt = await self._log_progress(req.game_id)
+                if not req.n < dealt + AHEAD:  # secrets kept grow with the game, no faster
+                    return _error(ErrorCode.DRAW_AHEAD,
+                                  f"deck position {req.n}: the log has dealt {dealt}")  # fmt: skip
                 salt = fairplay.card_salt(server_seed, req.game_id, req.n)
                 await self.redis.hsetnx(secret_key(req.game_id), f"salt:{req.n}", salt)
                 return Drawn(game_id=req.game_id, nonce=req.nonce, kind=req.kind, n=req.n,
@@ -143,7 +153,7 @@ class Randomness:
         if req.nonce > 0 and before is None:
             return _error(ErrorCode.DRAW_AHEAD,
                           f"nonce {req.nonce} before nonce {req.nonce - 1}")  # fmt: skip
-        waiting = await self._log_next_nonce(req.game_id)
+        waiting, _dealt = await self._log_progress(req.game_id)
         if done is not None and req.nonce < waiting:
             return _error(ErrorCode.DRAWN,
                           f"nonce {req.nonce} is in the log as {done.decode()}")  # fmt: skip
@@ -153,19 +163,23 @@ class Randomness:
         await self.redis.hset(key, f"n:{req.nonce}", what)
         return None
 
-    async def _log_next_nonce(self, game_id: str) -> int:
-        """The nonce the game's log waits for: one past the last draw recorded in it."""
+    async def _log_progress(self, game_id: str) -> tuple[int, int]:
+        """What the game's log waits for: the nonce one past its last draw, and the deck
+        position one past its last card dealt."""
         key = drawn_key(game_id)
-        version, nxt = await self.redis.hmget(key, ["log:version", "log:next"])
-        version, nxt = int(version or 0), int(nxt or 0)
+        version, nxt, dealt = await self.redis.hmget(key, ["log:version", "log:next", "log:dealt"])
+        version, nxt, dealt = int(version or 0), int(nxt or 0), int(dealt or 0)
         while entries := await self.redis.xrange(log_key(game_id), f"(0-{version}", "+",
                                                  count=500):  # fmt: skip
             for entry_id, fields in entries:
                 if fields[b"type"] in _DRAW_EVENTS:
                     nxt = max(nxt, _nonce.decode(fields[b"body"]).nonce + 1)
+                elif fields[b"type"] == b"CardDealt":
+                    dealt = max(dealt, _position.decode(fields[b"body"]).position + 1)
                 version = int(entry_id.split(b"-")[1])
-            await self.redis.hset(key, mapping={"log:version": version, "log:next": nxt})
-        return nxt
+            await self.redis.hset(key, mapping={"log:version": version, "log:next": nxt,
+                                                "log:dealt": dealt})  # fmt: skip
+        return nxt, dealt
 
     async def reveal(self, req: RevealSeed) -> Reply:
         """The seed, once the log says the game has ended (the rules service marks it)."""

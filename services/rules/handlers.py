@@ -60,11 +60,20 @@ from services.client.sealing import seal, seal_bytes, seal_to
 from services.randomness.handlers import secret_field, secret_key
 from services.rules.tokens import seat_token
 from services.runtime.codec import decode_log, encode
-from services.runtime.eventstore import UNKNOWN_OUTCOME, Appended, EventStore, NewEvent
+from services.runtime.eventstore import (
+    UNKNOWN_OUTCOME,
+    Appended,
+    EventStore,
+    NewEvent,
+    meta_key,
+)
 from services.runtime.signing import ReceiptSigner
 
 log = structlog.get_logger()
 MAX_ATTEMPTS = 8  # decide/append rounds before a hot game reports a conflict to the client
+# A read's page ends before its reply would pass this (well under the bus's MAX_PAYLOAD); the
+# reader asks for the next page from the last version it got.
+READ_REPLY_BYTES = 512 * 1024
 _store_encoder = msgspec.json.Encoder()
 
 
@@ -233,10 +242,12 @@ class Rules:
         table = tables.open_table(ruleset, game_id, created)
         for event in events[1:]:
             table = tables.evolve(table, event)
+        now_ms = int(time.time() * 1000)
         try:
+            await self.store.register_game(game_id, now_ms)  # indexed before it exists
             result = await self.store.append(
                 game_id, 0, fairplay.genesis_hash(game_id), req.command_id,
-                [NewEvent(_tag(e), encode(e)) for e in events],
+                [NewEvent(_tag(e), encode(e)) for e in events], time_ms=now_ms,
             )  # fmt: skip
         except UNKNOWN_OUTCOME as exc:
             return unknown_outcome(exc)
@@ -255,7 +266,6 @@ class Rules:
             game = Game(table, tokens, result.version, result.hash, result.events[-1].time_ms)
             self._remember(game_id, game)
             try:
-                await self.store.register_game(game_id, result.events[0].time_ms)
                 await self.publish(game, result, events)
             except (*UNKNOWN_OUTCOME, NATSError) as exc:  # the game exists: answer its creator
                 log.warning("after the append", error=repr(exc))
@@ -405,6 +415,23 @@ class Rules:
         if table.fair is not None and not table.sealed and tables.outcome(table) is not None:
             await self.finish(game_id, game)
 
+    async def sweep(self) -> None:
+        """Finish every game whose end is in its log but which is not sealed (the randomness
+        service was away when it ended, or the replica that ended it died), without waiting
+        for a visitor. Every replica sweeps (finishing is idempotent: replicas racing append it
+        once); the next sweep retries what failed."""
+        async for game_id in self.store.unfinished():
+            game = await self.game(game_id)
+            if game is None:
+                continue
+            async with game.lock:
+                await self.catch_up(game_id, game)
+                await self.finish_if_due(game_id, game)
+            if game.table.sealed:  # sealed before the meta recorded it: record it now
+                await self.store.redis.hsetnx(meta_key(game_id), "sealed", "1")
+            elif game.table.fair is not None:
+                log.info("end not yet sealed", game_id=game_id)
+
     async def finish(self, game_id: str, game: Game) -> None:
         """Reveal the seed of a game whose end is in the log, then seal it (idempotent: the
         command id is fixed, so replicas racing here append it once)."""
@@ -447,11 +474,18 @@ class Rules:
         dec = event_decoder(game.table.ruleset.name)
         public: list[StoredEvent] = []
         sealed: list[SealedEvent] = []
+        size = 0
         for s in stored:
             shown, audience = self.project(game, s, dec.decode(s.body))
-            public.append(shown)
+            box = None
             if req.seat is not None and req.seat in audience:
-                sealed.append(self.sealed_for(game, req.seat, s))
+                box = self.sealed_for(game, req.seat, s)
+            size += len(_store_encoder.encode(shown)) + len(_store_encoder.encode(box))
+            if public and size > READ_REPLY_BYTES:  # the rest is the next page
+                break
+            public.append(shown)
+            if box is not None:
+                sealed.append(box)
         return Events(game_id=req.game_id, events=public, head=head.version, sealed=sealed)
 
     async def view(self, req: GetView) -> Reply:

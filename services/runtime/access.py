@@ -137,9 +137,15 @@ def load_or_create(folder: Path) -> Credentials:
         return creds
 
 
+# nats-server's largest message, set rather than left to its default: requests are far smaller
+# (contracts.commands.MAX_REQUEST_BYTES) and a read's reply is cut to fit (READ_REPLY_BYTES).
+MAX_PAYLOAD: Final = 1024 * 1024
+
+
 def nats_config(creds: Credentials) -> str:
-    """nats-server configuration: the `authorization` block with every user and its
-    permissions (a JSON value, which NATS config accepts), to run with `-c` or `include`."""
+    """nats-server configuration: the message size limit and the `authorization` block with
+    every user and its permissions (a JSON value, which NATS config accepts), to run with `-c`
+    or `include`."""
     users = []
     for role, perms in NATS_PERMISSIONS.items():
         permissions: dict[str, object] = {
@@ -149,7 +155,8 @@ def nats_config(creds: Credentials) -> str:
         if role in SERVICES:
             permissions["allow_responses"] = True
         users.append({"user": role, "password": creds.passwords[role], "permissions": permissions})
-    return "authorization: " + msgspec.json.format(msgspec.json.encode({"users": users})).decode()
+    users_json = msgspec.json.format(msgspec.json.encode({"users": users})).decode()
+    return f"max_payload: {MAX_PAYLOAD}\nauthorization: {users_json}"
 
 
 def valkey_acl(creds: Credentials) -> str:

@@ -53,6 +53,9 @@ class Settings:
     # The stack's folder when it was found elsewhere than ./.tabula or TABULA_HOME: the CLI says
     # which stack it uses rather than silently using another directory's.
     found_at: Path | None = None
+    # How often the rules service looks for games whose end is in the log but which are not
+    # yet sealed (TABULA_SWEEP_S), and finishes them without waiting for a visitor.
+    sweep_s: float = 15.0
 
 
 def home() -> Path:
@@ -126,6 +129,12 @@ def load() -> Settings:
     signing_key = os.environ.get("TABULA_SIGNING_KEY") or None
     if signing_key is not None and not re.fullmatch(r"[0-9a-f]{64}", signing_key):
         raise ConfigError("TABULA_SIGNING_KEY must be 64 lowercase hex (an Ed25519 seed)")
+    try:
+        sweep_s = float(os.environ.get("TABULA_SWEEP_S", "15"))
+    except ValueError:
+        sweep_s = 0.0
+    if not sweep_s > 0:
+        raise ConfigError("TABULA_SWEEP_S must be a positive number of seconds")
     return Settings(
         nats_url=nats_url,
         redis_url=redis_url,
@@ -136,4 +145,5 @@ def load() -> Settings:
         admin_redis_url=admin_redis_url or redis_url,
         signing_key=signing_key,
         found_at=found_at,
+        sweep_s=sweep_s,
     )

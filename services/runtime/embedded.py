@@ -11,7 +11,7 @@ import socket
 import subprocess
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -80,10 +80,28 @@ def _wait_ready(
 
 @dataclass
 class Server:
+    """A server process started from its wheel, which can be started again as it was (same
+    port, files and users): the supervisor's restart after a crash or a failed health check."""
+
     name: str
     url: str
-    proc: subprocess.Popen[bytes]
+    args: list[str]
+    port: int
+    probe: bytes  # sent on connect; a healthy server's first answer holds `expect`
+    expect: bytes
     log: Path | None = None
+    proc: subprocess.Popen[bytes] = field(init=False)
+
+    def start(self) -> None:
+        self.proc = subprocess.Popen(self.args, stdout=subprocess.DEVNULL,
+                                     stderr=subprocess.DEVNULL,
+                                     preexec_fn=die_with_parent)  # noqa: PLW1509  # fmt: skip
+        try:
+            _wait_ready(self.proc, self.port, self.probe, self.expect, self.name)
+        except EmbeddedError:
+            self.proc.kill()
+            self.proc.wait()
+            raise
 
     def stop(self, timeout: float = 10.0) -> None:
         if self.proc.poll() is None:
@@ -109,14 +127,9 @@ def start_nats(log_dir: Path | None = None, config: Path | None = None) -> Serve
     if log_dir:
         log = log_dir / "nats-server.log"
         args += ["-l", str(log)]
-    proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            preexec_fn=die_with_parent)  # noqa: PLW1509  # fmt: skip
-    try:
-        _wait_ready(proc, port, b"", b"INFO", "nats-server")
-    except EmbeddedError:
-        proc.kill()
-        raise
-    return Server("nats", f"nats://127.0.0.1:{port}", proc, log)
+    server = Server("nats-server", f"nats://127.0.0.1:{port}", args, port, b"", b"INFO", log)
+    server.start()
+    return server
 
 
 def start_valkey(
@@ -155,13 +168,8 @@ def start_valkey(
         args += ["--appendonly", "no"]
     if acl:
         args += ["--aclfile", str(acl)]
-    proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            preexec_fn=die_with_parent)  # noqa: PLW1509  # fmt: skip
-    try:
-        # Without credentials a closed server answers NOAUTH: up all the same.
-        expect = b"-NOAUTH" if acl else b"+PONG"
-        _wait_ready(proc, port, b"PING\r\n", expect, "valkey-server")
-    except EmbeddedError:
-        proc.kill()
-        raise
-    return Server("valkey", f"redis://127.0.0.1:{port}/0", proc, log)
+    # Without credentials a closed server answers NOAUTH: up all the same.
+    expect = b"-NOAUTH" if acl else b"+PONG"
+    server = Server("valkey", f"redis://127.0.0.1:{port}/0", args, port, b"PING\r\n", expect, log)
+    server.start()
+    return server

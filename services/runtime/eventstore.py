@@ -77,7 +77,8 @@ class NewEvent:
 
 def implied_meta(events: Sequence[NewEvent]) -> list[str]:
     """Field/value pairs the events imply for the game's meta: its ruleset when created, its
-    result and reason when ended. Written by the append script with the events themselves."""
+    result and reason when ended, `sealed` when sealed. Written by the append script with the
+    events themselves."""
     pairs: list[str] = []
     for event in events:
         if event.type == "GameCreated":
@@ -85,6 +86,8 @@ def implied_meta(events: Sequence[NewEvent]) -> list[str]:
         elif event.type == "GameEnded":
             ended = msgspec.json.decode(event.body, type=GameEnded)
             pairs += ["result", ended.result, "reason", ended.reason]
+        elif event.type == "GameSealed":
+            pairs += ["sealed", "1"]
     return pairs
 
 
@@ -233,7 +236,7 @@ class EventStore:
         args: list[Any] = [expected_version, prev_hash, command_id, now, game_id, len(stored)]
         for e in stored:
             args += [e.type, bytes(e.body), e.hash]
-        args += [chain, action, *implied_meta(events)]
+        args += [chain, action, *implied_meta(events), *(["sealed", "1"] if seal else [])]
         keys = [log_key(game_id), meta_key(game_id), commands_key(game_id)]
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self._queue.append(_Pending(keys, args, future))
@@ -344,7 +347,9 @@ class EventStore:
         raise AssertionError("unreachable")
 
     async def register_game(self, game_id: str, created_ms: int) -> None:
-        """Index a new game for listing (outside the game's slot, so not in the script)."""
+        """Index a game for listing and for the sweep (outside the game's slot, so not in the
+        script): before its first append, so no game is ever missing from the index. An entry
+        whose create then failed has no meta, and listings skip it."""
         await self.redis.zadd(GAMES_INDEX, {game_id: created_ms}, nx=True)
 
     # -- importing -------------------------------------------------------------------------
@@ -456,4 +461,17 @@ class EventStore:
         return [
             (g, {k.decode(): v.decode() for k, v in m.items() if k != b"head"})
             for g, m in zip(ids, metas, strict=True)
+            if m
         ]
+
+    async def unfinished(self, page: int = 1000) -> AsyncIterator[str]:
+        """Games whose end is in the log but which are not sealed, from the games index."""
+        start = 0
+        while ids := await self.redis.zrange(GAMES_INDEX, start, start + page - 1):
+            pipe = self.redis.pipeline(transaction=False)
+            for game_id in ids:
+                pipe.hmget(meta_key(game_id.decode()), ["result", "sealed"])
+            for game_id, (result, sealed) in zip(ids, await pipe.execute(), strict=True):
+                if result is not None and sealed is None:
+                    yield game_id.decode()
+            start += page

@@ -7,6 +7,7 @@ own task: concurrent requests then overlap, and the event store can group-commit
 import asyncio
 import contextlib
 import signal
+import sys
 import time
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
@@ -18,6 +19,7 @@ import uvloop
 from nats.aio.client import Client as NATS
 from nats.aio.msg import Msg
 from nats.aio.subscription import Subscription
+from nats.errors import Error as NATSError
 from nats.micro import add_service
 from nats.micro.request import Request as MicroRequest
 from nats.micro.service import EndpointConfig, Service, ServiceConfig
@@ -31,6 +33,7 @@ R = TypeVar("R", bound=Request)
 M = TypeVar("M")
 log = structlog.get_logger()
 _encoder = msgspec.json.Encoder()
+DRAIN_S = 10.0  # in-flight requests finish within this, then the service exits regardless
 
 
 class ServiceApp:
@@ -43,6 +46,8 @@ class ServiceApp:
         self._endpoints: list[EndpointConfig] = []
         self._follows: list[tuple[str, Callable[[Msg], Awaitable[None]]]] = []
         self._subscriptions: list[Subscription] = []
+        self._jobs: list[tuple[float, Callable[[], Awaitable[None]]]] = []
+        self._running_jobs: list[asyncio.Task[None]] = []
 
     def endpoint(
         self,
@@ -67,6 +72,10 @@ class ServiceApp:
                     structlog.contextvars.bind_contextvars(**{key: value})
             try:
                 return await handler(request)
+            except eventstore.UNKNOWN_OUTCOME as exc:  # an append's is answered by the handler
+                log.warning("store unavailable", error=repr(exc))
+                return Error(code=ErrorCode.UNAVAILABLE,
+                             reason="the store is unavailable; retry the same request")  # fmt: skip
             except Exception:
                 log.exception("handler failed")
                 return Error(code=ErrorCode.INTERNAL, reason="internal error; see logs")
@@ -107,6 +116,19 @@ class ServiceApp:
 
         self._follows.append((subject, on_msg))
 
+    def every(self, seconds: float, job: Callable[[], Awaitable[None]]) -> None:
+        """Also run `job` at start and then every `seconds`, until the drain (a failure is
+        logged, and the job runs again next time)."""
+        self._jobs.append((seconds, job))
+
+    async def _repeat(self, seconds: float, job: Callable[[], Awaitable[None]]) -> None:
+        while True:
+            try:
+                await job()
+            except Exception:
+                log.exception("periodic job failed", job=getattr(job, "__name__", "?"))
+            await asyncio.sleep(seconds)  # the job's period
+
     async def start(self) -> None:
         self.service = await add_service(self.nc, self.config)
         for endpoint in self._endpoints:
@@ -114,14 +136,21 @@ class ServiceApp:
         for subject, cb in self._follows:
             self._subscriptions.append(await self.nc.subscribe(subject, cb=cb))
         await self.nc.flush()
+        self._running_jobs = [asyncio.create_task(self._repeat(*job)) for job in self._jobs]
         log.info("service started", service=self.config.name, id=self.service.id)
 
-    async def drain(self, timeout: float = 10.0) -> None:
+    async def drain(self, timeout: float = DRAIN_S) -> None:
         """Stop intake, finish in-flight requests under a timeout, cancel stragglers."""
-        if self.service is not None:
-            await self.service.stop()
-        for sub in self._subscriptions:
-            await sub.unsubscribe()
+        for task in self._running_jobs:
+            task.cancel()
+        await asyncio.gather(*self._running_jobs, return_exceptions=True)
+        if self.nc.is_connected:  # else nothing arrives, and unsubscribing waits on the bus
+            with contextlib.suppress(TimeoutError):  # the bus went away meanwhile
+                async with asyncio.timeout(timeout / 2):
+                    if self.service is not None:
+                        await self.service.stop()
+                    for sub in self._subscriptions:
+                        await sub.unsubscribe()
         if self.inflight:
             _done, pending = await asyncio.wait(set(self.inflight), timeout=timeout)
             for task in pending:
@@ -141,11 +170,26 @@ Build = Callable[[NATS, "aioredis.Redis", Settings], Awaitable[ServiceApp]]
 
 async def serve(
     build: Build, settings: Settings, stop: asyncio.Event, ready: asyncio.Event | None = None
-) -> None:
-    """Connect, build the service, serve until `stop`, then drain and close in order."""
+) -> int:
+    """Connect, build the service, serve until `stop`, then drain and close in order.
+
+    Returns the exit status: 1 when the bus connection closed for good (a protocol error ends
+    it whatever the reconnect policy), so the supervisor starts the service again, else 0.
+    """
+    lost = False
+
+    async def on_closed() -> None:
+        nonlocal lost
+        if not stop.is_set():
+            log.error("bus connection closed for good", error=repr(nc.last_error))
+            lost = True
+            stop.set()
+
     # no_echo: a service never hears its own publishes (the rules service follows committed
     # events to keep its cache current; its own are applied already). No service needs them.
-    nc = await bus.connect(settings.nats_url, max_reconnect_attempts=-1, no_echo=True)
+    nc = await bus.connect(
+        settings.nats_url, max_reconnect_attempts=-1, no_echo=True, closed_cb=on_closed
+    )
     redis = eventstore.connect(settings.redis_url)
     app: ServiceApp | None = None
     try:
@@ -154,9 +198,11 @@ async def serve(
         if ready is not None:
             ready.set()
         await stop.wait()
-        log.info("draining", service=app.config.name)
+        log.info("draining", service=app.config.name, connected=nc.is_connected)
         await app.drain()
-        await nc.drain()
+        if nc.is_connected:  # flush what the drained handlers answered
+            with contextlib.suppress(TimeoutError, NATSError):
+                await asyncio.wait_for(nc.drain(), DRAIN_S / 2)
     finally:
         if app is not None:
             for close in app.on_close:
@@ -164,17 +210,18 @@ async def serve(
         await redis.aclose()
         if not nc.is_closed:
             await nc.close()
-        log.info("stopped", service=app.config.name if app else "?")
+        log.info("stopped", service=app.config.name if app else "?", lost_bus=lost)
+    return 1 if lost else 0
 
 
 def main(build: Build) -> None:
     """The composition root every service shares: settings, logging, signals, uvloop."""
 
-    async def _main() -> None:
+    async def _main() -> int:
         settings = config.load()
         logging.configure(settings.log_level, settings.json_logs)
         stop = asyncio.Event()
         install_signal_handlers(stop)
-        await serve(build, settings, stop)
+        return await serve(build, settings, stop)
 
-    uvloop.run(_main())
+    sys.exit(uvloop.run(_main()))

@@ -6,6 +6,7 @@ randomness services; a subscriber on `>` with full NATS access records every mes
 """
 
 import asyncio
+import dataclasses
 import os
 import subprocess
 import sys
@@ -43,7 +44,7 @@ from services.rules.__main__ import build as rules_build
 from services.runtime.codec import decode_log
 from services.runtime.config import Settings
 from services.runtime.embedded import start_valkey
-from services.runtime.eventstore import EventStore
+from services.runtime.eventstore import EventStore, meta_key
 from tests.conftest import running
 from tests.rulesets import register
 
@@ -242,7 +243,9 @@ async def test_done_when_audit_online_offline_after_import_and_by_openssl(
 
     _, events = decode_log(await store.read_all(game_id))
     seed = next(e for e in events if isinstance(e, SeedRevealed)).server_seed
-    seeds = [e.seed for e in events if isinstance(e, ClientSeedRevealed)]
+    # The mix joins the seeds in seat order (protocol 1.4), whatever order they were revealed in.
+    revealed = sorted((e.seat, e.seed) for e in events if isinstance(e, ClientSeedRevealed))
+    seeds = [seed for _seat, seed in revealed]
     roll = next(e for e in events if isinstance(e, RandomDrawn))
 
     def openssl(data: str, *args: str) -> str:
@@ -315,6 +318,43 @@ async def test_a_seats_legal_actions_travel_sealed_in_a_hidden_game(client: Clie
     assert raw.legal_box
     opened = await client.view(game_id, 0, tokens[0])
     assert {"roll", "draw"} <= set(opened.legal)
+
+
+async def test_a_game_ending_while_randomness_is_away_is_sealed_by_the_sweep_unvisited(
+    settings: Settings, store: EventStore, tmp_path: Path
+) -> None:
+    """Nobody looks at the game again after its end (issue 10: a game whose end is in its log
+    is finished by the service without waiting for a visitor): the rules service's periodic
+    sweep reveals the seed and seals the log once the randomness service is back."""
+    log = tmp_path / "randomness.log"
+    randomness = start_service("services.randomness", settings, log)
+    client = await Client.connect(settings.nats_url)
+    try:
+        await wait_for(client, subjects.RANDOM_SERVICE)
+        async with running(rules_build, dataclasses.replace(settings, sweep_s=0.2)):
+            created = await client.create_game("race", reveal_deadline_ms=0)
+            game_id, tokens = created.game_id, [s.token for s in created.seats]
+            digest = fairplay.client_seed_commitment(game_id, 0, "patient0123456789")
+            await client.act(game_id, 0, tokens[0], f"seed-commit {digest}")
+            randomness.kill()
+            randomness.wait()
+            await client.act(game_id, 0, tokens[0], "claim-timeout")  # ends the game
+            assert (await store.head(game_id)).result  # type: ignore[union-attr]
+            randomness = start_service("services.randomness", settings, log)
+            async with asyncio.timeout(30):  # a bound on a hang, not a timing check
+                # The sweep's work shows only in the store: poll it there.
+                while (await store.read_all(game_id))[-1].type != "GameSealed":  # noqa: ASYNC110
+                    await asyncio.sleep(0.1)
+    finally:
+        await client.close()
+        randomness.kill()
+        randomness.wait()
+    stored = await store.read_all(game_id)
+    _, events = decode_log(stored)
+    assert [type(e).__name__ for e in events][-3:] == ["GameEnded", "SeedRevealed", "GameSealed"]
+    assert (await store.redis.hget(meta_key(game_id), "sealed")) == b"1"
+    report = audit(stored)
+    assert report.ok, report.failure
 
 
 async def test_a_game_ending_while_randomness_is_away_is_sealed_on_its_next_access(

@@ -165,3 +165,27 @@ async def test_no_nonce_is_drawn_ahead_of_the_log(client: Client, redis, store: 
                        [NewEvent("RandomDrawn", recorded)])  # fmt: skip
     moved = await draw(client, game, AHEAD, "die", 6)
     assert moved.values == [fairplay.die(seed, game, MIX, AHEAD, 6)]
+
+
+async def test_no_card_salt_is_kept_ahead_of_the_deal(
+    client: Client, redis, store: EventStore
+) -> None:  # type: ignore[no-untyped-def]
+    """Issue 10, per-game caps on stored secrets: a card salt's deck position lies within AHEAD
+    of the next position the log deals, so a game's secret hash grows with its log and no
+    faster; a refused salt stores nothing."""
+    game = "rnd-salts"
+    await seed_of(client, redis, game)
+    for position in range(AHEAD):
+        assert (await draw(client, game, 0, "salt", position)).stored
+    with pytest.raises(TabulaError) as exc:
+        await draw(client, game, 0, "salt", AHEAD)
+    assert exc.value.code == ErrorCode.DRAW_AHEAD
+    assert await redis.hlen(secret_key(game)) == AHEAD
+    dealt = msgspec.json.encode({"type": "CardDealt", "seat": 0, "position": 5,
+                                 "commitment": "0" * 64, "card": "x", "salt": ""})  # fmt: skip
+    await store.append(game, 0, fairplay.genesis_hash(game), "c1",
+                       [NewEvent("CardDealt", dealt)])  # fmt: skip
+    assert (await draw(client, game, 0, "salt", AHEAD + 5)).stored  # the window moved on
+    with pytest.raises(TabulaError) as exc:
+        await draw(client, game, 0, "salt", AHEAD + 6)
+    assert exc.value.code == ErrorCode.DRAW_AHEAD
