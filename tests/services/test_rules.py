@@ -9,7 +9,16 @@ import pytest
 import structlog
 
 from contracts import subjects
-from contracts.commands import Created, CreateGame, Error
+from contracts.commands import (
+    Assignment,
+    Created,
+    CreateGame,
+    Enqueue,
+    Error,
+    Events,
+    Queued,
+    ReadEvents,
+)
 from contracts.envelope import StoredEvent
 from contracts.errors import ErrorCode
 from domain import fairplay
@@ -17,6 +26,8 @@ from domain.audit import chain_entries
 from domain.core import fold
 from services.client.client import Client, TabulaError
 from services.client.sealing import new_reply_key, open_sealed
+from services.matchmaking.__main__ import build as matchmaking_build
+from services.rules import handlers as rules_handlers
 from services.rules.__main__ import build as rules_build
 from services.runtime.codec import decode_log
 from services.runtime.config import Settings
@@ -274,3 +285,63 @@ async def test_matchmaking_refuses_an_unknown_ruleset(client: Client) -> None:
     with pytest.raises(TabulaError) as exc:
         await client.find_match("no-such-game")
     assert exc.value.code == ErrorCode.UNKNOWN_RULESET
+
+
+async def test_a_long_log_is_read_in_pages_that_fit_the_bus(
+    client: Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A read's reply is cut before it would pass READ_REPLY_BYTES (well under the bus's
+    message limit, which a long game's log once could exceed); the reader asks on from the
+    last version it got and receives every event once, in order."""
+    game_id, tokens = await new_game(client)
+    for seat, move in [(0, "IE2-IE4"), (1, "IIIE7-IIIE5"), (0, "IG1-IF3"), (1, "IIIB8-IIIC6")]:
+        await client.act(game_id, seat, tokens[seat], move)
+    monkeypatch.setattr(rules_handlers, "READ_REPLY_BYTES", 1)  # one event a page
+    page = await client.request(subjects.RULES_READ, ReadEvents(game_id=game_id), Events)
+    assert [e.version for e in page.events] == [1]
+    assert page.head == 5
+    assert [e.version for e in await client.read(game_id)] == [1, 2, 3, 4, 5]
+
+
+async def test_a_retried_enqueue_pairs_the_table_whose_creation_failed(
+    role_settings: Callable[[str], Settings],
+) -> None:
+    """The rules service is away when a table fills: the filling request is answered
+    service/unavailable and both tickets stay queued; its retry (same ticket) creates the game
+    once the rules service is back, and both players get their seats."""
+    player = await Client.connect(role_settings("player").nats_url)
+    keys = [new_reply_key() for _ in range(2)]
+    tickets = [
+        Enqueue(
+            ticket=uuid.uuid4().hex,
+            ruleset="chess3d",
+            player=name,
+            reply_key=public,
+            owner=uuid.uuid4().hex,
+        )
+        for name, (_private, public) in zip(("ann", "bob"), keys, strict=True)
+    ]
+
+    async def enqueue(ticket: Enqueue) -> Queued | Error:
+        raw = await player.nc.request(subjects.MATCH_ENQUEUE, msgspec.json.encode(ticket), 30)
+        return msgspec.json.decode(raw.data, type=Queued | Error)
+
+    try:
+        subs = [await player.nc.subscribe(subjects.match_assigned(t.ticket), max_msgs=1)
+                for t in tickets]  # fmt: skip
+        async with running(matchmaking_build, role_settings("matchmaking")):
+            assert await enqueue(tickets[0]) == Queued(ticket=tickets[0].ticket, waiting=1)
+            refused = await enqueue(tickets[1])  # the table is full; rules is away
+            assert isinstance(refused, Error)
+            assert refused.code == ErrorCode.UNAVAILABLE
+            async with running(rules_build, role_settings("rules")):
+                assert await enqueue(tickets[1]) == Queued(ticket=tickets[1].ticket, waiting=0)
+                notes = [msgspec.json.decode((await sub.next_msg(30)).data, type=Assignment)
+                         for sub in subs]  # fmt: skip
+    finally:
+        await player.close()
+    assert notes[0].game_id == notes[1].game_id
+    assert {n.seat for n in notes} == {0, 1}
+    for note, ticket, (private, _public) in zip(notes, tickets, keys, strict=True):
+        open_sealed(private, f"assignment:{ticket.ticket}:{note.game_id}:{note.seat}",
+                    note.token)  # fmt: skip
