@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test test-long bench lint schema clean
+.PHONY: run test test-long test-faults bench lint schema clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -21,6 +21,12 @@ test: $(STAMP)
 
 test-long: $(STAMP)
 	$(BIN)/python -m tests.long.run --games 200
+
+# Kills of every process the stack runs during bot games, with a ledger check; then 50,000
+# hostile messages over every request subject. `make test` runs a reduced version of both.
+test-faults: $(STAMP)
+	$(BIN)/python -m tests.faults.run --games 10 --kills 3
+	$(BIN)/python -m tests.faults.fuzz --messages 50000
 
 bench: $(STAMP)
 	$(BIN)/python -m tests.bench.run

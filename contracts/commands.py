@@ -11,20 +11,23 @@ from contracts.errors import ErrorCode
 
 MAX_REQUEST_BYTES = 64 * 1024  # larger requests are refused whole (request/too-large)
 
-GameId = Annotated[str, msgspec.Meta(pattern=r"^[a-z0-9-]{1,64}$")]
+# Patterns end in `\Z`, not `$`: msgspec searches with Python's `re`, where `$` also matches
+# before a final newline ("g-1\n" would pass). The JSON Schema export writes `$`, which in
+# ECMA-262 regular expressions matches only at the end.
+GameId = Annotated[str, msgspec.Meta(pattern=r"^[a-z0-9-]{1,64}\Z")]
 # Printable ASCII without spaces: a command id is hashed into the chain and keys a hash field.
-CommandId = Annotated[str, msgspec.Meta(pattern=r"^[\x21-\x7e]{1,128}$")]
-Token = Annotated[str, msgspec.Meta(pattern=r"^[0-9a-f]{0,64}$")]
+CommandId = Annotated[str, msgspec.Meta(pattern=r"^[\x21-\x7e]{1,128}\Z")]
+Token = Annotated[str, msgspec.Meta(pattern=r"^[0-9a-f]{0,64}\Z")]
 Seat = Annotated[int, msgspec.Meta(ge=0, le=63)]
-Hex64 = Annotated[str, msgspec.Meta(pattern=r"^[0-9a-f]{64}$")]
+Hex64 = Annotated[str, msgspec.Meta(pattern=r"^[0-9a-f]{64}\Z")]
 Name = Annotated[str, msgspec.Meta(max_length=64)]
-Ruleset = Annotated[str, msgspec.Meta(pattern=r"^[a-z0-9-]{1,64}$")]
+Ruleset = Annotated[str, msgspec.Meta(pattern=r"^[a-z0-9-]{1,64}\Z")]
 # Notation: printable ASCII (a variant string, a position, an action) within a bound.
-Variant = Annotated[str, msgspec.Meta(pattern=r"^[\x20-\x7e]{0,1024}$")]
-Position = Annotated[str, msgspec.Meta(pattern=r"^[\x20-\x7e]{0,16384}$")]
-Action = Annotated[str, msgspec.Meta(pattern=r"^[\x20-\x7e]{1,8192}$")]
+Variant = Annotated[str, msgspec.Meta(pattern=r"^[\x20-\x7e]{0,1024}\Z")]
+Position = Annotated[str, msgspec.Meta(pattern=r"^[\x20-\x7e]{0,16384}\Z")]
+Action = Annotated[str, msgspec.Meta(pattern=r"^[\x20-\x7e]{1,8192}\Z")]
 # A ticket becomes part of a NATS subject: no dots, spaces or wildcards.
-Ticket = Annotated[str, msgspec.Meta(pattern=r"^[A-Za-z0-9_-]{1,64}$")]
+Ticket = Annotated[str, msgspec.Meta(pattern=r"^[A-Za-z0-9_-]{1,64}\Z")]
 Owner = Annotated[str, msgspec.Meta(min_length=16, max_length=128)]
 Version = Annotated[int, msgspec.Meta(ge=0, le=2**53)]
 
@@ -94,7 +97,7 @@ class Draw(Request, frozen=True, kw_only=True):
     kind: Name  # "die" | "uniform" | "shuffle" | "salt" (n is then the deck position)
     n: Annotated[int, msgspec.Meta(ge=0, le=2**32)]
     # SHA256 of the revealed client seeds (protocol 1.4), from the log
-    mix: Annotated[str, msgspec.Meta(pattern=r"^([0-9a-f]{64})?$")] = ""
+    mix: Annotated[str, msgspec.Meta(pattern=r"^([0-9a-f]{64})?\Z")] = ""
 
 
 class RevealSeed(Request, frozen=True, kw_only=True):

@@ -23,7 +23,21 @@ REPLIES = tuple(commands.Reply.__subclasses__())
 RULESET_EVENTS = {"chess3d": chess3d.EVENTS, "cyvasse": cyvasse.EVENTS, "yavoch": yavoch.EVENTS}
 
 
+def _ecma(schema: Any) -> Any:
+    """Patterns as JSON Schema reads them (ECMA-262): Python's end anchor `\\Z` is `$` there."""
+    if isinstance(schema, dict):
+        return {k: (v.replace("\\Z", "$") if k == "pattern" else _ecma(v))
+                for k, v in schema.items()}  # fmt: skip
+    if isinstance(schema, list):
+        return [_ecma(v) for v in schema]
+    return schema
+
+
 def all_schemas() -> dict[str, Any]:
+    return {name: _ecma(doc) for name, doc in _schemas().items()}
+
+
+def _schemas() -> dict[str, Any]:
     out: dict[str, Any] = {t.__name__: msgspec.json.schema(t) for t in REQUESTS}
     out["Reply"] = msgspec.json.schema(Union[REPLIES])  # noqa: UP007
     out["StoredEvent"] = msgspec.json.schema(StoredEvent)

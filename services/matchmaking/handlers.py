@@ -18,7 +18,7 @@ from contracts.commands import Assignment, Cancel, Cancelled, Enqueue, Error, Qu
 from contracts.errors import ErrorCode
 from domain.core import VariantError
 from domain.registry import find_ruleset
-from services.client.client import Client, TabulaError
+from services.client.client import Client, TabulaError, new_id
 from services.client.sealing import seal_to
 
 log = structlog.get_logger()
@@ -29,6 +29,7 @@ class Matchmaker:
         self.nc = nc
         self.rules = Client(nc, remember=False)  # the players keep their receipts
         self.queues: defaultdict[tuple[str, str], list[Enqueue]] = defaultdict(list)
+        self.retrying: dict[tuple[str, ...], str] = {}  # a table's tickets -> its create's id
 
     async def enqueue(self, req: Enqueue) -> Reply:
         held = self._find(req.ticket)
@@ -45,15 +46,17 @@ class Matchmaker:
         if len(queue) < seats:
             return Queued(ticket=req.ticket, waiting=len(queue))
         table, queue[:seats] = queue[:seats], []  # taken before any await: no double seating
+        tickets = tuple(t.ticket for t in table)
+        # A fresh, unguessable command id per table (tickets are the players' to choose and
+        # reuse), kept while its creation is retried, so a table becomes one game at most.
+        command_id = self.retrying.pop(tickets, None) or f"match:{new_id()}"
         try:
-            created = await self.rules.create_game(
-                req.ruleset,
-                req.variant,
-                players=[t.player for t in table],
-                command_id="match:" + ":".join(t.ticket for t in table),
-            )
+            created = await self.rules.create_game(req.ruleset, req.variant,
+                                                   players=[t.player for t in table],
+                                                   command_id=command_id)  # fmt: skip
         except (TabulaError, nats.errors.Error) as exc:
             queue[:0] = table  # put them back at the front
+            self.retrying[tickets] = command_id
             log.error("game creation failed", error=str(exc))
             code = exc.code if isinstance(exc, TabulaError) else ErrorCode.UNAVAILABLE
             return Error(code=code, reason=str(exc))

@@ -243,10 +243,11 @@ class Rules:
         for event in events[1:]:
             table = tables.evolve(table, event)
         now_ms = int(time.time() * 1000)
+        genesis = fairplay.genesis_hash(game_id)
         try:
             await self.store.register_game(game_id, now_ms)  # indexed before it exists
             result = await self.store.append(
-                game_id, 0, fairplay.genesis_hash(game_id), req.command_id,
+                game_id, 0, genesis, req.command_id,
                 [NewEvent(_tag(e), encode(e)) for e in events], time_ms=now_ms,
             )  # fmt: skip
         except UNKNOWN_OUTCOME as exc:
@@ -432,6 +433,13 @@ class Rules:
             elif game.table.fair is not None:
                 log.info("end not yet sealed", game_id=game_id)
 
+    def finish_id(self, game_id: str) -> str:
+        """The command id of a game's finish: the same on every replica (so racing replicas
+        append it once) and unguessable (a player's command under it would pass for the
+        finish, and the game would never be sealed)."""
+        return "finish:" + hmac.new(self.secret, f"finish:{game_id}".encode(),
+                                    hashlib.sha256).hexdigest()[:32]  # fmt: skip
+
     async def finish(self, game_id: str, game: Game) -> None:
         """Reveal the seed of a game whose end is in the log, then seal it (idempotent: the
         command id is fixed, so replicas racing here append it once)."""
@@ -444,7 +452,7 @@ class Rules:
             return
         event = SeedRevealed(server_seed=reply.server_seed)
         result = await self.store.append(
-            game_id, game.version, game.hash, f"finish:{game_id}",
+            game_id, game.version, game.hash, self.finish_id(game_id),
             [NewEvent(_tag(event), encode(event))], seal=True,
         )  # fmt: skip
         if not isinstance(result, Appended) or result.duplicate:

@@ -320,6 +320,24 @@ async def test_a_seats_legal_actions_travel_sealed_in_a_hidden_game(client: Clie
     assert {"roll", "draw"} <= set(opened.legal)
 
 
+async def test_a_player_command_named_like_the_finish_does_not_stop_the_seal(
+    client: Client, store: EventStore
+) -> None:
+    """Once, the platform's finish (seed reveal and seal) had the command id `finish:<game>`:
+    a player who ended the game with a command of that id made the finish a duplicate, and the
+    game was never sealed. The finish's id is now unguessable."""
+    created = await client.create_game("race", reveal_deadline_ms=0)
+    game_id, tokens = created.game_id, [s.token for s in created.seats]
+    digest = fairplay.client_seed_commitment(game_id, 0, "patient0123456789")
+    await client.act(game_id, 0, tokens[0], f"seed-commit {digest}")
+    await client.act(game_id, 0, tokens[0], "claim-timeout", command_id=f"finish:{game_id}")
+    stored = await store.read_all(game_id)
+    _, events = decode_log(stored)
+    assert [type(e).__name__ for e in events][-3:] == ["GameEnded", "SeedRevealed", "GameSealed"]
+    assert stored[-1].command_id.startswith("finish:")
+    assert stored[-1].command_id != f"finish:{game_id}"
+
+
 async def test_a_game_ending_while_randomness_is_away_is_sealed_by_the_sweep_unvisited(
     settings: Settings, store: EventStore, tmp_path: Path
 ) -> None:

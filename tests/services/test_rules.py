@@ -345,3 +345,27 @@ async def test_a_retried_enqueue_pairs_the_table_whose_creation_failed(
     for note, ticket, (private, _public) in zip(notes, tickets, keys, strict=True):
         open_sealed(private, f"assignment:{ticket.ticket}:{note.game_id}:{note.seat}",
                     note.token)  # fmt: skip
+
+
+async def test_tickets_used_again_make_a_new_game_and_block_no_queue(client: Client) -> None:
+    """Tickets are the players' to choose and to use again. Once, the matchmaker named its
+    create after the tickets: the same two tickets queued again got `request/forbidden` (the
+    command id was another key's game), and their table, put back at the front, blocked that
+    queue for every later player. Now each table's create has a fresh command id."""
+
+    async def pair(tickets: list[str]) -> str:
+        subs = [await client.nc.subscribe(subjects.match_assigned(t), max_msgs=1)
+                for t in tickets]  # fmt: skip
+        for t in tickets:
+            ticket = Enqueue(ticket=t, ruleset="chess3d", reply_key=new_reply_key()[1],
+                             owner=uuid.uuid4().hex)  # fmt: skip
+            await client.request(subjects.MATCH_ENQUEUE, ticket, Queued)
+        games = {msgspec.json.decode((await s.next_msg(10)).data, type=Assignment).game_id
+                 for s in subs}  # fmt: skip
+        assert len(games) == 1
+        return games.pop()
+
+    first = await pair(["again-a", "again-b"])
+    second = await pair(["again-a", "again-b"])
+    third = await pair([uuid.uuid4().hex, uuid.uuid4().hex])
+    assert len({first, second, third}) == 3

@@ -1,0 +1,296 @@
+"""`make test-faults`: bot games of every registered ruleset played through a `tabula up` stack
+while its processes are killed, then a ledger check of everything the services acknowledged.
+
+The stack is the embedded default (`tabula up` in a temporary home, two rules replicas). Bots
+are paired by matchmaking first, then play; while they play, the runner SIGKILLs a rules
+replica, the randomness service, Valkey and nats-server, and freezes Valkey (SIGSTOP: alive but
+silent, for the supervisor's health check), each `--kills` times, one at a time, each once the
+games have moved on since the stack recovered from the one before. Every receipt the bots get
+is kept with its command id. Afterwards, from the store:
+- every acknowledged command is present exactly once: its entries are exactly the versions its
+  receipt names, ending in the receipt's hash (0 lost, 0 duplicated);
+- every game's log passes the full audit (chain, store head, every command decided again):
+  0 forked;
+- every game finished and is sealed (0 stalled), within `--deadline` seconds.
+For each kill it reports how long the stack took to replace the process and how long until every
+game in play had moved again (the longest a game looked stalled).
+
+Run: .venv/bin/python -m tests.faults.run [--games 10] [--kills 3] [--kinds rules,valkey,...]
+"""
+
+import argparse
+import asyncio
+import os
+import random
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import msgspec
+
+from contracts.commands import Receipt
+from domain.audit import audit
+from services.cli.demo import quiet_nats_logs
+from services.client.bot import play_seat
+from services.client.client import Client, Seated, new_id
+from services.runtime.config import StackFile
+from services.runtime.eventstore import EventStore
+
+TABULA = str(Path(sys.executable).parent / "tabula")
+TABLES = (
+    ("chess3d", ""),
+    ("cyvasse", "A"),
+    ("cyvasse", "C+hex91"),
+    ("yavoch", "decker"),
+    ("yavoch", "full"),
+)
+KINDS = ("rules", "randomness", "valkey", "nats", "valkey-hang")
+PROCESS = {  # a fault kind: the process it strikes (a word of its command line), the signal
+    "rules": ("services.rules", signal.SIGKILL),
+    "randomness": ("services.randomness", signal.SIGKILL),
+    "valkey": ("valkey", signal.SIGKILL),
+    "nats": ("nats-server", signal.SIGKILL),
+    "valkey-hang": ("valkey", signal.SIGSTOP),
+}
+REPLACED_S = 90.0  # a struck process not replaced by then fails the run
+
+
+class LedgerClient(Client):
+    """A player's client that keeps every acknowledged command: (command id, receipt)."""
+
+    ledger: list[tuple[str, Receipt]]
+
+    async def act(self, game_id: str, seat: int, token: str, action: str, *,
+                  expected_version: int | None = None, command_id: str | None = None,
+                  ) -> Receipt:  # fmt: skip
+        command_id = command_id or new_id()
+        receipt = await super().act(
+            game_id, seat, token, action, expected_version=expected_version, command_id=command_id
+        )
+        self.ledger.append((command_id, receipt))
+        return receipt
+
+
+def children(pid: int) -> dict[int, str]:
+    """The processes `pid` started, with their command lines."""
+    found: dict[int, str] = {}
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        for child in (task / "children").read_text().split():
+            try:
+                cmdline = Path(f"/proc/{child}/cmdline").read_bytes().replace(b"\0", b" ")
+            except FileNotFoundError:
+                continue
+            found[int(child)] = cmdline.decode(errors="replace")
+    return found
+
+
+def pids_of(up: int, word: str) -> set[int]:
+    return {pid for pid, cmd in children(up).items() if word in cmd}
+
+
+@dataclass
+class Kill:
+    kind: str
+    replaced_s: float  # until the supervisor had a new process running
+    recovered_s: float = 0.0  # until every game in play had moved again
+
+
+@dataclass
+class Run:
+    up: int
+    games: dict[str, str] = field(default_factory=dict)  # game id -> "ruleset variant"
+    moved: dict[str, float] = field(default_factory=dict)  # game id -> time of its last event
+    finished: set[str] = field(default_factory=set)
+    kills: list[Kill] = field(default_factory=list)
+
+
+async def strike(run: Run, kind: str, rng: random.Random) -> Kill:
+    """One fault, then wait until the stack has replaced the process and every game still in
+    play has moved again."""
+    word, sig = PROCESS[kind]
+    before = pids_of(run.up, word)
+    victim = rng.choice(sorted(before))
+    loop = asyncio.get_running_loop()
+    struck = loop.time()
+    os.kill(victim, sig)
+    print(f"  {kind}: {sig.name} pid {victim}", flush=True)
+    async with asyncio.timeout(REPLACED_S):
+        # The process table has no event to wait on: poll it.
+        while not (pids_of(run.up, word) - before) or victim in pids_of(run.up, word):  # noqa: ASYNC110
+            await asyncio.sleep(0.05)
+    kill = Kill(kind, loop.time() - struck)
+    waiting = set(run.games) - run.finished
+    while waiting := {g for g in waiting - run.finished if run.moved.get(g, 0) <= struck}:  # noqa: ASYNC110
+        await asyncio.sleep(0.05)  # the games' progress, polled: one check for many games
+    kill.recovered_s = loop.time() - struck
+    print(f"    replaced in {kill.replaced_s:.1f}s, every game moving again after "
+          f"{kill.recovered_s:.1f}s", flush=True)  # fmt: skip
+    return kill
+
+
+async def chaos(run: Run, kinds: list[str], kills: int, step: int, client: LedgerClient,
+                rng: random.Random) -> None:  # fmt: skip
+    """Each kind `kills` times, round robin; the next once `step` more commands were
+    acknowledged since the last recovery."""
+    for _ in range(kills):
+        for kind in kinds:
+            mark = len(client.ledger)
+            while len(client.ledger) < mark + step:
+                if run.finished == set(run.games):
+                    return
+                await asyncio.sleep(0.05)  # polling the ledger's growth
+            run.kills.append(await strike(run, kind, rng))
+
+
+async def check(store: EventStore, run: Run, ledger: list[tuple[str, Receipt]]) -> Counter[str]:
+    """Lost, duplicated, forked and unsealed counts from the store, and the acknowledged."""
+    counts = Counter(dict.fromkeys(("lost", "duplicated", "forked", "unsealed"), 0))
+    counts["acknowledged"] = len(ledger)
+    logs = {g: await store.read_all(g) for g in run.games}
+    for game_id, stored in logs.items():
+        report = audit(stored)
+        if not report.ok:
+            counts["forked"] += 1
+            print(f"  {game_id}: audit fails: {report.failure}")
+        head = await store.head(game_id)
+        if head is None or not stored or head.version != stored[-1].version:
+            counts["forked"] += 1
+        if not stored or stored[-1].type != "GameSealed":
+            counts["unsealed"] += 1
+    by_command: dict[tuple[str, str], list[int]] = defaultdict(list)
+    for game_id, stored in logs.items():
+        for s in stored:
+            by_command[game_id, s.command_id].append(s.version)
+    for command_id, r in ledger:
+        versions = by_command.get((r.game_id, command_id), [])
+        stored = logs[r.game_id]
+        if not versions:
+            counts["lost"] += 1
+            print(f"  lost: {r.game_id} command {command_id} (receipt v{r.version})")
+        elif versions != list(range(r.first_version, r.version + 1)) or (
+            stored[r.version - 1].hash != r.hash
+        ):
+            counts["duplicated"] += 1
+            print(f"  {r.game_id} command {command_id}: receipt v{r.first_version}-{r.version},"
+                  f" log has {versions}")  # fmt: skip
+    return counts
+
+
+async def play(stack: StackFile, run: Run, args: argparse.Namespace) -> int:
+    rng = random.Random(args.seed)
+    quiet_nats_logs()  # the bus's restarts are expected here
+    client = await LedgerClient.connect(stack.nats_url, timeout=2.0, retries=60)
+    client.ledger = []
+    loop = asyncio.get_running_loop()
+    pairs = [(r, v) for r, v in TABLES for _ in range(args.games)]
+    seats: list[Seated] = await asyncio.gather(*(
+        client.find_match(r, v, player=f"bot-{i}-{k}") for i, (r, v) in enumerate(pairs)
+        for k in (0, 1)
+    ))  # fmt: skip
+    for s in seats:
+        run.games[s.game_id] = f"{s.ruleset} {s.variant}".strip()
+    print(f"{len(run.games)} games paired; playing under faults", flush=True)
+
+    async def bot(i: int, s: Seated) -> None:
+        def moved() -> None:
+            run.moved[s.game_id] = loop.time()
+
+        await play_seat(client, s.game_id, s.seat, s.token, seed=args.seed + i, on_event=moved)
+        run.finished.add(s.game_id)  # both seats see the seal: either may mark it
+
+    bots = [asyncio.create_task(bot(i, s)) for i, s in enumerate(seats)]
+    kinds = args.kinds.split(",")
+    faults = asyncio.create_task(chaos(run, kinds, args.kills, args.step, client, rng))
+    started = time.perf_counter()
+    done, pending = await asyncio.wait(bots, timeout=args.deadline)
+    for task in pending:
+        task.cancel()
+    faults.cancel()
+    errors = [t.exception() for t in done if t.exception() is not None]
+    elapsed = time.perf_counter() - started
+    stalled = set(run.games) - run.finished
+    await client.close()
+
+    store = EventStore.from_url(stack.admin_redis_url)
+    try:
+        counts = await check(store, run, client.ledger)
+    finally:
+        await store.close()
+    counts["stalled"] = len(stalled)
+    counts["bot errors"] = len(errors)
+    by_kind: dict[str, list[Kill]] = defaultdict(list)
+    for k in run.kills:
+        by_kind[k.kind].append(k)
+    print(f"\n{len(run.games)} games ({', '.join(sorted(set(run.games.values())))}) in "
+          f"{elapsed:.0f}s")  # fmt: skip
+    print(
+        f"{'fault':<12} {'kills':>5} {'replaced (max s)':>17} {'games moving (median/max s)':>28}"
+    )
+    for kind in kinds:
+        ks = by_kind.get(kind, [])
+        if ks:
+            rec = [k.recovered_s for k in ks]
+            print(f"{kind:<12} {len(ks):>5} {max(k.replaced_s for k in ks):>17.1f} "
+                  f"{statistics.median(rec):>18.1f} / {max(rec):.1f}")  # fmt: skip
+        else:
+            print(f"{kind:<12} {0:>5}")
+    print(", ".join(f"{n} {what}" for what, n in counts.items()))
+    for game_id in sorted(stalled):
+        print(f"  stalled: {game_id} ({run.games[game_id]})")
+    for exc in errors:
+        print(f"  bot error: {exc!r}")
+    failures = [w for w in ("lost", "duplicated", "forked", "unsealed", "stalled", "bot errors")
+                if counts[w]]  # fmt: skip
+    short = [kind for kind in kinds if len(by_kind.get(kind, [])) < args.kills]
+    if short:
+        failures.append(f"too few kills of {', '.join(short)} (the games ended first: more "
+                        "--games, or a smaller --step)")  # fmt: skip
+    if failures:
+        print("FAILED: " + "; ".join(failures))
+        return 1
+    print("OK: 0 lost, 0 duplicated, 0 forked, 0 stalled")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    p.add_argument("--games", type=int, default=10, help="games per ruleset and variant")
+    p.add_argument("--kills", type=int, default=3, help="kills of each kind")
+    p.add_argument("--kinds", default=",".join(KINDS), help="fault kinds, comma-separated")
+    p.add_argument("--step", type=int, default=40,
+                   help="commands acknowledged between one recovery and the next kill")  # fmt: skip
+    p.add_argument("--deadline", type=float, default=900.0, help="seconds for every game to end")
+    p.add_argument("--seed", type=int, default=1)
+    args = p.parse_args(argv)
+    unknown = set(args.kinds.split(",")) - set(KINDS)
+    if unknown:
+        p.error(f"unknown fault kinds {sorted(unknown)}; known: {', '.join(KINDS)}")
+    with tempfile.TemporaryDirectory() as home:
+        env = {k: v for k, v in os.environ.items() if k not in ("NATS_URL", "REDIS_URL")}
+        env |= {"TABULA_HOME": home, "TABULA_SWEEP_S": "2"}
+        up = subprocess.Popen([TABULA, "up"], env=env, stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, text=True)  # fmt: skip
+        try:
+            assert up.stdout is not None
+            for line in up.stdout:
+                if "Serving" in line:
+                    break
+            else:
+                print("`tabula up` stopped before serving")
+                return 1
+            stack = msgspec.json.decode((Path(home) / "stack.json").read_bytes(), type=StackFile)
+            return asyncio.run(play(stack, Run(up.pid), args))
+        finally:
+            up.send_signal(signal.SIGINT)
+            out, _ = up.communicate(timeout=120)
+            print("tabula up said, while the faults ran:\n" + out, end="")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
