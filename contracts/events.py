@@ -23,7 +23,7 @@ class GameCreated(Event, tag="GameCreated", frozen=True, kw_only=True):
     players: list[str] = []
     # A starting position in the ruleset's notation; "" means the standard setup.
     position: str = ""
-    # Fair play (../shared/design/fair-play-protocol.md): a game that draws random outcomes
+    # Fair play (docs/fair-play.md): a game that draws random outcomes
     # runs the seed protocol (section 1) before play; one with a hidden simultaneous setup runs
     # the commit/reveal of section 3.
     randomness: bool = False

@@ -1,4 +1,4 @@
-"""Audit a stored game log against the fair-play protocol (../shared/design/fair-play-protocol.md).
+"""Audit a stored game log against the fair-play protocol (docs/fair-play.md).
 
 `audit(stored)` takes a game's stored events (the exact bytes, as `StoredEvent`s) and checks, in
 log order, stopping at the first discrepancy:

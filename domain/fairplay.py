@@ -1,6 +1,6 @@
 """Fair-play protocol v1: the pure, byte-exact primitives.
 
-This module implements sections 1-4 of ``shared/design/fair-play-protocol.md``: seed
+This module implements sections 1-4 of the fair-play protocol v1 (docs/fair-play.md): seed
 commitments, the per-draw HMAC-SHA256 byte stream, dice, uniform integers, shuffles, card and
 hidden-setup commitments, and the tamper-evident hash chain over a game's event log: chain v1
 (:func:`chain_hash`, the protocol's section 4) and chain v2 (:func:`chain_hash_v2`, which also

@@ -1,4 +1,5 @@
-"""3-D Chess (Lynn R. Johnson, 1967) per /work/shared/rulings/chess3d.md (ruling v1.0)."""
+"""3-D Chess (Lynn R. Johnson, 1967) per the 3-D Chess ruling v1.0 (its C3- clauses;
+the engine's own decisions in docs/rules/chess3d.md)."""
 
 from domain.chess3d.geometry import parse_square, square, square_name
 from domain.chess3d.position import STARTING_FEN, Position

@@ -110,7 +110,7 @@ _memo: list[tuple[Position, str, Position] | None] = [None]
 
 
 class Chess3D:
-    """3-D Chess (Lynn R. Johnson, 1967) per rulings/chess3d.md."""
+    """3-D Chess (Lynn R. Johnson, 1967) per the 3-D Chess ruling v1.0."""
 
     name = "chess3d"
     events: tuple[type[Event], ...] = EVENTS

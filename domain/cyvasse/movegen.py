@@ -1,15 +1,13 @@
-"""Movement, capture modes, threats and legality (CY-4.2, CY-5, CY-6.1, CY-6.4, CY-6.5) on
-every board: the directions, ranges, adjacency and ports come from the `Geometry`. Versions A
-and B use the plain functions; version C (terrain, ranged attacks, values with terrain and
-morale, options e-g) has its own `*_c` functions, chosen once per call by the top-level entry
-points, so that A and B pay nothing for it. Pure functions over `Position` and `Config`."""
+"""Move generation and legality of versions A and B (CY-4.2, CY-5, CY-6.1, CY-6.4, CY-6.5) on
+every board: capture modes, threats, check, the legal actions, playing one and perft; the
+directions, ranges, adjacency and ports come from the `Geometry`. Version C (terrain, ranged
+attacks, values with terrain and morale, options e-g) is in version_c.py: the entry points
+capture_allowed, legal_moves, has_legal_move and play hand a position with terrain to it once per
+call, so that A and B pay nothing for it. Pure functions over `Position` and `Config`."""
 
-from typing import Final, NamedTuple
-
+from domain.cyvasse import version_c
 from domain.cyvasse.board import (
     COLOURS,
-    COUNT,
-    CROSSBOWMEN,
     DRAGON,
     KIND,
     KING,
@@ -18,49 +16,24 @@ from domain.cyvasse.board import (
     VALUE,
     Geometry,
     Position,
-    Storm,
     owner,
 )
-from domain.cyvasse.terrain import (
-    BURNING,
-    FOREST,
-    FORTRESS,
-    PROMOTION,
-    WATER,
-    attack,
-    cannot_attack,
-    defence,
-    entry_cost,
-    fortress_owner,
-    halts,
-    may_enter,
+from domain.cyvasse.move import (
+    CAPTURE,
+    DISPLACE,
+    DROP,
+    MOVE,
+    PASS,
+    PASS_MOVE,
+    SHOOT,
+    STATIONARY,
+    Move,
+    apply,
+    captures_king,
+    drop_zone,
+    sea_threats,
 )
 from domain.cyvasse.variant import Config
-
-# Action modes (CY-1.3.3).
-MOVE: Final = 0  # <from>-<to>
-CAPTURE: Final = 1  # <from>x<to>, displacement capture
-SHOOT: Final = 2  # <from>*<to>, stationary capture
-DROP: Final = 3  # D@<sq>, Dragon from reserve
-PASS: Final = 4  # pass (CY-4.3, B and C)
-RUIN: Final = 5  # ruin@<sq>, Fortress Storming (CY-6.4.5)
-
-# capture_modes bits
-DISPLACE: Final = 1
-STATIONARY: Final = 2
-
-
-class Move(NamedTuple):
-    """A board action: mode, from square (-1 for a drop, ruin or pass), to square (-1 for a
-    pass) and the kind a man entering its own Fortress is promoted to (0: none, CY-6.4.7)."""
-
-    mode: int
-    from_square: int
-    to_square: int
-    promote: int = 0
-
-
-PASS_MOVE: Final = Move(PASS, -1, -1)
 
 
 def capture_modes(
@@ -93,22 +66,6 @@ def capture_modes(
         if not mid or (owner(mid) == side and mid & KIND != MOUNTAIN):
             modes |= STATIONARY
     return modes
-
-
-def sea_threats(geo: Geometry, board: bytes, terrain: bytes, target: int, by: int) -> list[int]:
-    """CY-6.5.2, CY-R52: `by`'s men (not the Dragon) on the ports neighbouring the port
-    `target` (none on Water in version C); call only with `sea-movement`."""
-    found = []
-    for s in geo.sea[target]:
-        man = board[s]
-        if (
-            man
-            and owner(man) == by
-            and man & KIND not in (DRAGON, MOUNTAIN)
-            and not (terrain and cannot_attack(terrain, s, man & KIND))
-        ):
-            found.append(s)
-    return found
 
 
 def threateners(cfg: Config, geo: Geometry, board: bytes, target: int, by: int) -> list[int]:
@@ -182,18 +139,6 @@ def pseudo_from(cfg: Config, geo: Geometry, board: bytes, side: int, s: int) -> 
     return out
 
 
-def drop_zone(cfg: Config, geo: Geometry, pos: Position, side: int) -> list[int]:
-    """Where `side` may introduce its reserve Dragon, occupancy aside: the own half (CY-R41);
-    on the hex board in version C the cells within hex distance 2 of the own Fortress cell,
-    ruined or not (CY-6.5.3, CY-R53), else the own zone."""
-    if geo.hex and pos.terrain:
-        fort = pos.forts[side] if pos.forts else -1
-        if fort < 0:
-            return []
-        return [t for t in range(geo.size) if geo.distance(fort, t) <= 2]
-    return sorted(geo.halves[side])
-
-
 def pseudo_moves(cfg: Config, geo: Geometry, pos: Position) -> list[Move]:
     side, board = pos.turn, pos.board
     colour = COLOURS[side]
@@ -212,7 +157,7 @@ def capture_allowed(
     """CY-5.6: version A allows every capture; B and C need a single, flank or King-flank
     capture (C with the values of CY-6.2, `terrain` given)."""
     if terrain:
-        return capture_allowed_c(cfg, geo, board, terrain, side, fr, to)
+        return version_c.may_capture(cfg, geo, board, terrain, side, fr, to)
     if not cfg.values:
         return True
     defence = VALUE[board[to] & KIND]
@@ -223,25 +168,6 @@ def capture_allowed(
         return False
     kinds = [board[s] & KIND for s in flank]
     return KING in kinds or sum(VALUE[k] for k in kinds) >= defence  # CY-R21, CY-R22
-
-
-def apply(board: bytes, move: Move, side: int) -> bytes:
-    mode, fr, to, promote = move
-    if mode in (PASS, RUIN):
-        return board
-    b = bytearray(board)
-    if mode == DROP:
-        b[to] = COLOURS[side] | DRAGON
-    elif mode == SHOOT:
-        b[to] = 0
-    else:
-        b[to] = COLOURS[side] | promote if promote else b[fr]
-        b[fr] = 0
-    return bytes(b)
-
-
-def captures_king(board: bytes, move: Move) -> bool:
-    return move.mode in (CAPTURE, SHOOT) and board[move.to_square] & KIND == KING
 
 
 def in_check(cfg: Config, geo: Geometry, board: bytes, side: int) -> bool:
@@ -266,7 +192,7 @@ def is_legal(cfg: Config, geo: Geometry, pos: Position, move: Move) -> bool:
 def legal_moves(cfg: Config, geo: Geometry, pos: Position) -> list[Move]:
     """Every legal board action of the side to move; `pass` alone in B, C when none (CY-4.3)."""
     if pos.terrain:
-        moves = legal_moves_c(cfg, geo, pos)
+        moves = version_c.legal_moves(cfg, geo, pos)
         return moves if moves else [PASS_MOVE]
     moves = [m for m in pseudo_moves(cfg, geo, pos) if is_legal(cfg, geo, pos, m)]
     if not moves and cfg.values:
@@ -277,7 +203,7 @@ def legal_moves(cfg: Config, geo: Geometry, pos: Position) -> list[Move]:
 def has_legal_move(cfg: Config, geo: Geometry, pos: Position) -> bool:
     """Whether the side to move has a legal action other than `pass` (early exit)."""
     if pos.terrain:
-        return bool(legal_moves_c(cfg, geo, pos))
+        return bool(version_c.legal_moves(cfg, geo, pos))
     board, side = pos.board, pos.turn
     colour = COLOURS[side]
     for s, man in enumerate(board):
@@ -295,7 +221,7 @@ def has_legal_move(cfg: Config, geo: Geometry, pos: Position) -> bool:
 def play(cfg: Config, pos: Position, move: Move) -> Position:
     """The position after a legal `move` (CY-7.4/7.5 bookkeeping; unchecked)."""
     if pos.terrain:
-        return play_c(cfg, pos, move)
+        return version_c.play(cfg, pos, move)
     side = pos.turn
     board = apply(pos.board, move, side)
     reserve = pos.reserve & ~(1 << side) if move.mode == DROP else pos.reserve
@@ -325,251 +251,3 @@ def perft(cfg: Config, geo: Geometry, pos: Position, depth: int) -> int:
         if not captures_king(pos.board, m):
             total += perft(cfg, geo, play(cfg, pos, m), depth - 1)
     return total
-
-
-# Version C (CY-5.1.1 C columns, CY-5.3, CY-5.4.4, CY-5.4.8, CY-6.2-6.4) ------------------------
-
-
-def walk(
-    cfg: Config, geo: Geometry, board: bytes, terrain: bytes, kind: int, ray: tuple[int, ...]
-) -> tuple[list[int], int]:
-    """The empty squares a man of `kind` may move to along `ray` and the occupied square its
-    line stops at if the man may enter it (-1 if none): CY-5.2, CY-5.3, Wildfyre CY-5.2.3.
-    Whether the stop square holds an enemy is for the caller."""
-    moves: list[int] = []
-    dirs_rng = geo.moves_c[kind][1]
-    if kind == DRAGON:  # CY-5.3.5, CY-R26: no costs, no halts; flies over Mountains
-        over = False
-        for t in ray[:dirs_rng]:
-            if terrain[t] == BURNING:
-                break
-            p = board[t]
-            if not p:
-                moves.append(t)
-            elif p & KIND == MOUNTAIN:
-                over = True
-            else:
-                return moves, t if not over or cfg.dragon_capture_over_mountains else -1
-        return moves, -1
-    spent = 0
-    for t in ray[:dirs_rng]:
-        tile = terrain[t]
-        if tile == BURNING:
-            break
-        spent += entry_cost(kind, tile)
-        if not may_enter(kind, tile, spent):
-            break
-        if board[t]:
-            return moves, t
-        moves.append(t)
-        if halts(kind, tile):
-            break
-    return moves, -1
-
-
-def capture_modes_c(
-    cfg: Config, geo: Geometry, board: bytes, terrain: bytes, side: int, s: int,
-    ray: tuple[int, ...], d: int, k: int,
-) -> int:  # fmt: skip
-    """CY-5.4 in version C: the modes by which `side`'s man on `s` reaches the square k steps
-    along `ray` (direction `d`), ignoring values; the target's content is not looked at."""
-    kind = board[s] & KIND
-    if cannot_attack(terrain, s, kind):  # CY-5.4.8
-        return 0
-    modes = 0
-    dirs, _rng = geo.moves_c[kind]
-    if d in dirs and walk(cfg, geo, board, terrain, kind, ray)[1] == ray[k - 1]:  # CY-5.4.1
-        modes = DISPLACE
-    if k <= 2:
-        mid = board[ray[0]] if k == 2 else 0
-        own = bool(mid) and owner(mid) == side
-        if kind == TREBUCHET:  # CY-5.4.4, CY-R10, CY-R11, CY-R37: over Mountains, own men
-            shoots = d < geo.n_orth and (
-                not mid or cfg.super_trebuchet or mid & KIND == MOUNTAIN or own
-            )
-        elif kind == CROSSBOWMEN:  # CY-5.4.4: square diagonal, hex orthogonal; a clear line
-            shoots = d in geo.xbow and not mid
-        else:  # CY-5.4.5, CY-R43, CY-6.5.4: Dragonfyre over empty squares and own men
-            shoots = (
-                kind == DRAGON
-                and cfg.dragonfyre
-                and d in dirs
-                and (not mid or (own and mid & KIND != MOUNTAIN))
-            )
-        if shoots:
-            modes |= STATIONARY
-    elif k == 3 and kind == TREBUCHET and cfg.super_trebuchet and d < geo.n_orth:
-        modes |= STATIONARY  # hex: Super Trebuchets reach 3 over anything (CY-R42)
-    return modes
-
-
-def threateners_c(
-    cfg: Config, geo: Geometry, board: bytes, terrain: bytes, target: int, by: int
-) -> list[int]:
-    """Squares of `by`'s men that threaten `target` in version C (CY-5.5.1, CY-R20)."""
-    found = []
-    rays, opposite, reach, scan = geo.rays, geo.opposite, geo.reach_c, geo.scan
-    for d in geo.dirs:
-        back = opposite[d]
-        for k, s in enumerate(rays[target][d][:scan], 1):
-            man = board[s]
-            if not man or owner(man) != by or k > reach[man & KIND]:
-                continue
-            if capture_modes_c(cfg, geo, board, terrain, by, s, rays[s][back], back, k):
-                found.append(s)
-    if cfg.sea_movement:
-        found.extend(sea_threats(geo, board, terrain, target, by))
-    return found
-
-
-def capture_allowed_c(
-    cfg: Config, geo: Geometry, board: bytes, terrain: bytes, side: int, fr: int, to: int
-) -> bool:
-    """CY-5.6.2 with the values of CY-6.2 (CY-R23): single, flank or King flank."""
-    target = defence(geo, board, terrain, to, cfg.fortress_cap)
-    if attack(geo, board, terrain, fr) >= target:
-        return True
-    flank = threateners_c(cfg, geo, board, terrain, to, side)
-    if len(flank) < 2:
-        return False
-    if any(board[s] & KIND == KING for s in flank):
-        return True
-    return sum(attack(geo, board, terrain, s) for s in flank) >= target
-
-
-def _promotions(cfg: Config, pos: Position, move: Move) -> list[Move]:
-    """CY-6.4.7, CY-R46: `move` and, if it enters the mover's own intact Fortress with a man
-    whose next type up the ladder the player has lost, the same move with that promotion."""
-    to = move.to_square
-    terrain = pos.terrain
-    if not cfg.fortress_promotion or terrain[to] != FORTRESS:
-        return [move]
-    side = pos.turn
-    if fortress_owner(terrain, to) != side:
-        return [move]
-    up = PROMOTION.get(pos.board[move.from_square] & KIND)
-    if up is None:
-        return [move]
-    have = pos.board.count(COLOURS[side] | up) + (up == DRAGON and pos.reserve >> side & 1)
-    return [move, move._replace(promote=up)] if have < COUNT[up] else [move]
-
-
-def pseudo_from_c(cfg: Config, geo: Geometry, pos: Position, s: int) -> list[Move]:
-    """Moves and captures of the man on `s` in version C, values aside."""
-    board, terrain, side = pos.board, pos.terrain, pos.turn
-    kind = board[s] & KIND
-    out: list[Move] = []
-    dirs, _rng = geo.moves_c[kind]
-    rays = geo.rays[s]
-    shoots = not cannot_attack(terrain, s, kind)
-    for d in dirs:  # CY-5.2, CY-5.3, CY-5.4.1
-        moves, stop = walk(cfg, geo, board, terrain, kind, rays[d])
-        out.extend(Move(MOVE, s, t) for t in moves)
-        if stop >= 0 and shoots:
-            p = board[stop]
-            if owner(p) != side and p & KIND != MOUNTAIN:
-                out.append(Move(CAPTURE, s, stop))
-    if shoots and (kind in (TREBUCHET, CROSSBOWMEN) or (kind == DRAGON and cfg.dragonfyre)):
-        shoot = geo.shoot if kind == TREBUCHET else 2
-        for d in geo.dirs:  # CY-5.4.4, CY-5.4.5
-            ray = rays[d]
-            for k, t in enumerate(ray[:shoot], 1):
-                p = board[t]
-                if not p or p & KIND == MOUNTAIN or owner(p) == side:  # CY-5.4.9, CY-R56
-                    continue
-                if capture_modes_c(cfg, geo, board, terrain, side, s, ray, d, k) & STATIONARY:
-                    out.append(Move(SHOOT, s, t))
-    if cfg.sea_movement and kind != DRAGON:  # CY-6.5.2, CY-R52: no terrain costs or halts
-        for t in geo.sea[s]:
-            p = board[t]
-            if terrain[t] == BURNING:
-                continue
-            if not p:
-                out.append(Move(MOVE, s, t))
-            elif shoots and owner(p) != side and p & KIND != MOUNTAIN:
-                out.append(Move(CAPTURE, s, t))
-    if cfg.fortress_promotion:
-        out = [p for m in out for p in (_promotions(cfg, pos, m) if m.mode != SHOOT else [m])]
-    return out
-
-
-def legal_moves_c(cfg: Config, geo: Geometry, pos: Position) -> list[Move]:
-    """Every legal board action but `pass` in version C: no check (CY-6.1.5), values of CY-6.2
-    for captures, Dragon drops on non-burning squares (CY-R41), ruins (CY-6.4.5)."""
-    board, terrain, side = pos.board, pos.terrain, pos.turn
-    colour = COLOURS[side]
-    out: list[Move] = []
-    for s, man in enumerate(board):
-        if man and man & ~KIND == colour and man & KIND != MOUNTAIN:
-            for m in pseudo_from_c(cfg, geo, pos, s):
-                if m.mode == MOVE or capture_allowed_c(cfg, geo, board, terrain, side, s,
-                                                       m.to_square):  # fmt: skip
-                    out.append(m)
-    if pos.reserve >> side & 1:
-        out.extend(
-            Move(DROP, -1, t)
-            for t in drop_zone(cfg, geo, pos, side)
-            if not board[t] and terrain[t] != BURNING
-        )
-    out.extend(Move(RUIN, -1, sq) for sq, seat, eligible in pos.storm if seat == side and eligible)
-    return out
-
-
-def _storms(cfg: Config, pos: Position, move: Move, board: bytes, terrain: bytes) -> list[Storm]:
-    """CY-6.4.5, CY-R44: storming rights after `move` (played by the side to move)."""
-    side = pos.turn
-    mode, fr, to, _ = move
-    out: list[Storm] = []
-    for sq, seat, eligible in pos.storm:
-        if seat == side:  # the stormer acted: leaving or ruining ends the right
-            if not (mode == RUIN and to == sq) and not (mode in (MOVE, CAPTURE) and fr == sq):
-                out.append((sq, seat, eligible))
-        elif board[sq] and owner(board[sq]) == seat:  # survived the opponent's turn
-            out.append((sq, seat, 1))
-    if (
-        cfg.fortress_storming
-        and mode in (MOVE, CAPTURE)
-        and terrain[to] == FORTRESS
-        and fortress_owner(terrain, to) != side
-    ):
-        out.append((to, side, 0))
-    return sorted(out)
-
-
-def play_c(cfg: Config, pos: Position, move: Move) -> Position:
-    """The position after a legal version-C `move`: ruin by the Dragon (CY-6.3), Wildfyre
-    (CY-6.4.6), storming rights and ruin (CY-6.4.5), promotion (CY-6.4.7); unchecked."""
-    side = pos.turn
-    mode, fr, to, promote = move
-    board = apply(pos.board, move, side)
-    tiles = pos.terrain
-    tile = tiles[to] if to >= 0 else 0
-    changed = -1
-    if mode == RUIN:
-        changed = FOREST
-    elif mode in (MOVE, CAPTURE, SHOOT):
-        if (
-            tile == FORTRESS
-            and pos.board[fr] & KIND == DRAGON
-            and fortress_owner(tiles, to) != side
-        ):  # CY-6.3.1, CY-R35
-            changed = FOREST
-        elif mode == SHOOT and tile == WATER and cfg.wildfyre:  # CY-R45
-            changed = BURNING
-    terrain = tiles if changed < 0 else tiles[:to] + bytes((changed,)) + tiles[to + 1 :]
-    storm = tuple(_storms(cfg, pos, move, board, terrain)) if cfg.fortress_storming else ()
-    reserve = pos.reserve & ~(1 << side) if mode == DROP else pos.reserve
-    progress = mode in (CAPTURE, SHOOT, DROP, RUIN) or promote > 0 or changed >= 0  # CY-7.5
-    nxt = Position(
-        board,
-        side ^ 1,
-        reserve,
-        0 if progress else pos.quiet + 1,
-        pos.passes + 1 if mode == PASS else 0,
-        (),
-        terrain,
-        storm,
-        pos.forts,
-    )
-    key = nxt.key()
-    return nxt._replace(history=(key,) if progress else (*pos.history, key))

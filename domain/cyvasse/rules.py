@@ -1,6 +1,7 @@
-"""The Cyvasse ruleset: decide (checked) and evolve (unchecked), the hidden setup and the end
-of the game (CY-4.4, CY-7), versions A, B and C on square and hex boards with options b-g and
-the hex options."""
+"""The Cyvasse ruleset: decide (checked) and evolve (unchecked), the hidden setup, the notation
+(CY-1.3.3), the checking of an action and the end of the game (CY-4.4, CY-7), versions A, B and
+C on square and hex boards with options b-g and the hex options. What version C alone checks
+(terrain, ranged attacks, its values, Fortress Storming and Promotion) is in version_c.py."""
 
 import re
 from collections.abc import Callable, Sequence
@@ -16,9 +17,9 @@ from contracts.events import (
     SetupsDiscarded,
 )
 from domain.core import Decision, DrawResult, Outcome, Rejection, VariantError, agreement
+from domain.cyvasse import version_c
 from domain.cyvasse.board import (
     COLOURS,
-    CROSSBOWMEN,
     DRAGON,
     KIND,
     KIND_OF_LETTER,
@@ -38,7 +39,7 @@ from domain.cyvasse.board import (
     parse_square,
 )
 from domain.cyvasse.board import render as render_board
-from domain.cyvasse.movegen import (
+from domain.cyvasse.move import (
     CAPTURE,
     DROP,
     MOVE,
@@ -47,9 +48,13 @@ from domain.cyvasse.movegen import (
     RUIN,
     SHOOT,
     Move,
-    capture_allowed,
     captures_king,
     drop_zone,
+    how,
+    illegal,
+)
+from domain.cyvasse.movegen import (
+    capture_allowed,
     has_legal_move,
     in_check,
     is_legal,
@@ -57,22 +62,10 @@ from domain.cyvasse.movegen import (
     perft,
     play,
     pseudo_from,
-    pseudo_from_c,
     threateners,
-    threateners_c,
-    walk,
 )
 from domain.cyvasse.setup import Placement, encode_setup, parse_setup, random_placement, sealed
-from domain.cyvasse.terrain import (
-    BURNING,
-    FORTRESS,
-    PROMOTION,
-    TILE_NAMES,
-    attack,
-    cannot_attack,
-    defence,
-    fortress_owner,
-)
+from domain.cyvasse.terrain import BURNING, PROMOTION
 from domain.cyvasse.variant import Config, parse_variant
 
 
@@ -113,29 +106,15 @@ _SQUARE_RES: Final = _patterns(r"[a-j](?:10|[1-9])")
 _HEX_RES: Final = _patterns(r"[a-k](?:1[01]|[1-9])")
 
 
-def _how(geo: Geometry, kind: int, version_c: bool = False) -> str:
-    """How a man moves (CY-5.1.1 / CY-5.1.2), for rejection reasons."""
-    dirs, rng = (geo.moves_c if version_c else geo.moves)[kind]
-    unit = "cell" if geo.hex else "square"
-    way = ("in any direction" if len(dirs) == len(geo.dirs) else
-           "orthogonally" if dirs[0] < geo.n_orth else "diagonally")  # fmt: skip
-    text = f"one {unit} {way}" if rng == 1 else f"up to {rng} {unit}s {way}"
-    return text + (", flying over Mountains" if kind == DRAGON else "")
-
-
 # One-entry memo: decide computes the next position; evolve of the same action reuses it.
 _memo: list[tuple[Position, str, Position] | None] = [None]
-
-
-def _illegal(reason: str, clause: str) -> Rejection:
-    return Rejection(ErrorCode.ILLEGAL_ACTION, reason, clause)
 
 
 _win, _draw, _ended = agreement.win, agreement.draw, agreement.ended
 
 
 class Cyvasse:
-    """Cyvasse (Jeff C. Caird) per rulings/cyvasse.md v1.0: versions A, B, C, square and hex."""
+    """Cyvasse (Jeff C. Caird) per the Cyvasse ruling v1.0: versions A, B, C, square and hex."""
 
     name = "cyvasse"
     events: tuple[type[Event], ...] = EVENTS
@@ -180,13 +159,13 @@ class Cyvasse:
 
     def check_setup(self, state: State, seat: int, setup: bytes) -> Rejection | None:
         if state.placed == 3:
-            return _illegal("this game started from a position: it has no setup", "CY-3.1")
+            return illegal("this game started from a position: it has no setup", "CY-3.1")
         if state.placed >> seat & 1:
-            return _illegal("your setup is already on the board", "CY-3.1.3")
+            return illegal("your setup is already on the board", "CY-3.1.3")
         placement = parse_setup(state.config, state.geo, seat, setup)
         if not isinstance(placement, Placement):
             clause, reason = placement
-            return _illegal(reason, clause)
+            return illegal(reason, clause)
         return None
 
     def forfeit(self, state: State, seat: int, reason: str) -> tuple[Event, ...]:
@@ -435,73 +414,73 @@ def check_move(cfg: Config, geo: Geometry, pos: Position, move: Move) -> Rejecti
     mode, fr, to, promote = move
     names = geo.names
     if promote and not cfg.fortress_promotion:
-        return _illegal("promotion needs version C with fortress-promotion", "CY-6.4.7")
+        return illegal("promotion needs version C with fortress-promotion", "CY-6.4.7")
     if mode == RUIN:
-        return _check_ruin(cfg, geo, pos, to)
+        return version_c.check_ruin(cfg, geo, pos, to)
     if mode == PASS:
         if not cfg.values:
-            return _illegal("version A has no pass: without a legal action the game is over",
+            return illegal("version A has no pass: without a legal action the game is over",
                             "CY-4.3")  # fmt: skip
         if has_legal_move(cfg, geo, pos):
-            return _illegal("a pass is allowed only without any legal action", "CY-R18")
+            return illegal("a pass is allowed only without any legal action", "CY-R18")
         return None
     if mode == DROP:
         if not cfg.dragon_reserve:
-            return _illegal("this variant has no Dragon in reserve (dragon-reserve)", "CY-6.4.2")
+            return illegal("this variant has no Dragon in reserve (dragon-reserve)", "CY-6.4.2")
         if not pos.reserve >> side & 1:
-            return _illegal("your Dragon has already been introduced", "CY-6.4.2")
+            return illegal("your Dragon has already been introduced", "CY-6.4.2")
         if to not in drop_zone(cfg, geo, pos, side):
             if geo.hex and pos.terrain:
-                return _illegal(f"the Dragon is introduced within 2 cells of your Fortress, "
+                return illegal(f"the Dragon is introduced within 2 cells of your Fortress, "
                                 f"not on {names[to]}", "CY-R53")  # fmt: skip
             where = "placement zone" if geo.hex else "half"
-            return _illegal(f"the Dragon is introduced in your own {where}, not on {names[to]}",
+            return illegal(f"the Dragon is introduced in your own {where}, not on {names[to]}",
                             "CY-R53" if geo.hex else "CY-R41")  # fmt: skip
         if board[to]:
-            return _illegal(f"{names[to]} is not empty", "CY-R53" if geo.hex else "CY-R41")
+            return illegal(f"{names[to]} is not empty", "CY-R53" if geo.hex else "CY-R41")
         if pos.terrain and pos.terrain[to] == BURNING:
-            return _illegal(f"{names[to]} is burning (Wildfyre)", "CY-6.4.6")
+            return illegal(f"{names[to]} is burning (Wildfyre)", "CY-6.4.6")
         if not is_legal(cfg, geo, pos, move):
-            return _illegal("this would leave your King in check", "CY-6.1.2")
+            return illegal("this would leave your King in check", "CY-6.1.2")
         return None
     man = board[fr]
     if not man or owner(man) != side:
-        return _illegal(f"there is no man of yours on {names[fr]}", "CY-4.1")
+        return illegal(f"there is no man of yours on {names[fr]}", "CY-4.1")
     kind = man & KIND
     if kind == MOUNTAIN:
-        return _illegal("Mountains never move", "CY-2.2")
+        return illegal("Mountains never move", "CY-2.2")
     target = board[to]
     name = NAMES_OF_KIND[kind]
     if mode == MOVE and target:
         if owner(target) != side and target & KIND != MOUNTAIN:
-            return _illegal(f"{names[to]} holds an enemy man: a capture is written "
+            return illegal(f"{names[to]} holds an enemy man: a capture is written "
                             f"{names[fr]}x{names[to]}", "CY-5.2.1")  # fmt: skip
-        return _illegal(f"a move ends on an empty square, and {names[to]} is not",
+        return illegal(f"a move ends on an empty square, and {names[to]} is not",
                         "CY-5.2.1")  # fmt: skip
     if mode in (CAPTURE, SHOOT):
         if not target or owner(target) == side:
-            return _illegal(f"there is no enemy man on {names[to]} to capture", "CY-5.4.9")
+            return illegal(f"there is no enemy man on {names[to]} to capture", "CY-5.4.9")
         if target & KIND == MOUNTAIN:
-            return _illegal("Mountains cannot be captured", "CY-R56")
+            return illegal("Mountains cannot be captured", "CY-R56")
     if pos.terrain:
-        return _check_c(cfg, geo, pos, move)
+        return version_c.check_move(cfg, geo, pos, move)
     if move not in pseudo_from(cfg, geo, board, side, fr):
         return _explain(cfg, geo, board, move, kind)
     if mode in (CAPTURE, SHOOT) and not capture_allowed(cfg, geo, board, side, fr, to):
         flank = threateners(cfg, geo, board, to, side)
         victim = NAMES_OF_KIND[target & KIND]
         total = sum(VALUE[board[s] & KIND] for s in flank)
-        return _illegal(
+        return illegal(
             f"a {name} ({VALUE[kind]}) cannot take a {victim} ({VALUE[target & KIND]}): the "
             f"men threatening {names[to]} sum to {total} and include no King",
             "CY-5.6.2",
         )
     if not is_legal(cfg, geo, pos, move):
         if kind == KING:
-            return _illegal(f"your King would be threatened on {names[to]}", "CY-6.1.2")
+            return illegal(f"your King would be threatened on {names[to]}", "CY-6.1.2")
         if in_check(cfg, geo, board, side):
-            return _illegal("your King is in check and this does not end it", "CY-6.1.3")
-        return _illegal("this would leave your King in check", "CY-6.1.2")
+            return illegal("your King is in check and this does not end it", "CY-6.1.3")
+        return illegal("this would leave your King in check", "CY-6.1.2")
     return None
 
 
@@ -512,26 +491,26 @@ def _explain(cfg: Config, geo: Geometry, board: bytes, move: Move, kind: int) ->
     if mode == SHOOT:
         if kind == TREBUCHET:
             far = " (3 with Super Trebuchets on hex)" if geo.hex else ""
-            return _illegal(
+            return illegal(
                 f"a Trebuchet captures without moving only a man 2 squares away{far} "
                 "orthogonally over a Mountain or a man of its own side; with a clear line it "
                 "moves in (x)",
                 "CY-5.4.3",
             )
         if kind == DRAGON and cfg.dragonfyre:
-            return _illegal("Dragonfyre reaches 1-2 squares in a straight line, over an empty "
+            return illegal("Dragonfyre reaches 1-2 squares in a straight line, over an empty "
                             "square or a man of your own, never over a Mountain",
                             "CY-5.4.5")  # fmt: skip
-        return _illegal(f"a {name} cannot capture without moving", "CY-5.4")
+        return illegal(f"a {name} cannot capture without moving", "CY-5.4")
     d, k = geo.line(fr, to) or (-1, 0)
     dirs, rng = geo.moves[kind]
     if d not in dirs or k > rng:
         clause = "CY-5.1.2" if geo.hex else "CY-5.1.1"
-        return _illegal(f"a {name} moves and captures {_how(geo, kind)}", clause)
+        return illegal(f"a {name} moves and captures {how(geo, kind)}", clause)
     line = geo.rays[fr][d][: k - 1]
     blocked = next(s for s in line if board[s])
     if kind == DRAGON and board[blocked] & KIND == MOUNTAIN:
-        return _illegal("the Dragon may not capture across Mountains in this variant "
+        return illegal("the Dragon may not capture across Mountains in this variant "
                         "(dragon_capture_over_mountains=false)", "CY-5.4.2")  # fmt: skip
     what = "Mountain" if board[blocked] & KIND == MOUNTAIN else "man"
     reason = f"the {name} cannot pass the {what} on {geo.names[blocked]}"
@@ -539,100 +518,7 @@ def _explain(cfg: Config, geo: Geometry, board: bytes, move: Move, kind: int) ->
         cfg, geo, board, owner(board[fr]), fr
     ):
         reason += f"; it captures over it without moving: {geo.names[fr]}*{geo.names[to]}"
-    return _illegal(reason, "CY-5.2.2")
-
-
-def _check_ruin(cfg: Config, geo: Geometry, pos: Position, to: int) -> Rejection | None:
-    """CY-6.4.5, CY-R44: `ruin@<sq>` needs a storming man that survived one enemy turn."""
-    if not cfg.fortress_storming:
-        return _illegal("ruining a Fortress needs version C with fortress-storming", "CY-6.4.5")
-    for sq, seat, eligible in pos.storm:
-        if sq == to and seat == pos.turn:
-            if eligible:
-                return None
-            return _illegal(f"your man on {geo.names[to]} must first survive your opponent's "
-                            "next turn", "CY-6.4.5")  # fmt: skip
-    return _illegal(f"no man of yours has stormed the enemy Fortress on {geo.names[to]} and "
-                    "stayed there", "CY-6.4.5")  # fmt: skip
-
-
-def _check_c(cfg: Config, geo: Geometry, pos: Position, move: Move) -> Rejection | None:
-    """Version C: a move or capture of the man on the from-square (CY-5.1.1 C, 5.3, 5.4.4,
-    5.4.8, 6.2, 6.4.7); no check (CY-6.1.5)."""
-    board, terrain, side = pos.board, pos.terrain, pos.turn
-    mode, fr, to, promote = move
-    pseudo = pseudo_from_c(cfg, geo, pos, fr)
-    kind = board[fr] & KIND
-    name = NAMES_OF_KIND[kind]
-    if move not in pseudo:
-        if promote and move._replace(promote=0) in pseudo:
-            up = PROMOTION.get(kind)
-            if terrain[to] != FORTRESS or fortress_owner(terrain, to) != side:
-                return _illegal("only a man entering your own intact Fortress is promoted",
-                                "CY-6.4.7")  # fmt: skip
-            if up != promote:
-                ladder = f"a {NAMES_OF_KIND[up]}" if up else "nothing"
-                return _illegal(f"a {name} is promoted one step up the values, to {ladder}",
-                                "CY-R46")  # fmt: skip
-            return _illegal(f"you have lost no {NAMES_OF_KIND[up]}: a promotion only replaces "
-                            "a lost man", "CY-R46")  # fmt: skip
-        return _explain_c(cfg, geo, pos, move, kind)
-    if mode in (CAPTURE, SHOOT) and not capture_allowed(cfg, geo, board, side, fr, to, terrain):
-        target = board[to]
-        flank = threateners_c(cfg, geo, board, terrain, to, side)
-        total = sum(attack(geo, board, terrain, s) for s in flank)
-        return _illegal(
-            f"a {name} (attack {attack(geo, board, terrain, fr)}) cannot take a "
-            f"{NAMES_OF_KIND[target & KIND]} (defence "
-            f"{defence(geo, board, terrain, to, cfg.fortress_cap)}): the men threatening "
-            f"{geo.names[to]} sum to {total} and include no King",
-            "CY-5.6.2",
-        )
-    return None
-
-
-def _explain_c(cfg: Config, geo: Geometry, pos: Position, move: Move, kind: int) -> Rejection:
-    """Why version C does not generate a move or capture of this man."""
-    board, terrain = pos.board, pos.terrain
-    mode, fr, to, _ = move
-    name, names = NAMES_OF_KIND[kind], geo.names
-    if mode != MOVE and cannot_attack(terrain, fr, kind):
-        return _illegal(f"a {name} on Water cannot attack", "CY-5.4.8")
-    if mode == SHOOT:
-        if kind == TREBUCHET:
-            return _illegal("a Trebuchet's ranged attack reaches 1-2 squares orthogonally, over "
-                            "an empty square, a Mountain or a man of your own",
-                            "CY-5.4.4")  # fmt: skip
-        if kind == CROSSBOWMEN:
-            way = "orthogonally" if geo.hex else "diagonally"
-            return _illegal(f"Crossbowmen shoot 1-2 squares {way} over an empty square",
-                            "CY-5.4.4")  # fmt: skip
-        if kind == DRAGON and cfg.dragonfyre:
-            return _illegal("Dragonfyre reaches 1-2 squares in a straight line, over an empty "
-                            "square or a man of your own, never over a Mountain",
-                            "CY-5.4.5")  # fmt: skip
-        return _illegal(f"a {name} cannot capture without moving", "CY-5.4")
-    d, k = geo.line(fr, to) or (-1, 0)
-    dirs, rng = geo.moves_c[kind]
-    if d not in dirs or k > rng:
-        clause = "CY-5.1.2" if geo.hex else "CY-5.1.1"
-        return _illegal(f"a {name} moves {_how(geo, kind, True)} in version C", clause)
-    line = geo.rays[fr][d][:k]
-    if any(terrain[s] == BURNING for s in line):
-        return _illegal("no man may enter or pass a burning square", "CY-5.2.3")
-    blocked = next((s for s in line[:-1] if board[s] and not (
-        kind == DRAGON and board[s] & KIND == MOUNTAIN)), -1)  # fmt: skip
-    if blocked >= 0:
-        return _illegal(f"the {name} cannot pass the man on {names[blocked]}", "CY-5.2.2")
-    if kind == DRAGON:
-        return _illegal("the Dragon may not capture across Mountains in this variant "
-                        "(dragon_capture_over_mountains=false)", "CY-5.4.2")  # fmt: skip
-    reached = walk(cfg, geo, board, terrain, kind, geo.rays[fr][d])
-    last = (reached[0] + [reached[1]])[-1] if reached[0] or reached[1] >= 0 else fr
-    tile = TILE_NAMES[terrain[last]] if last != fr else ""
-    why = f"it must halt on the {tile} of {names[last]}" if last != fr else "it cannot enter"
-    return _illegal(f"the {name} cannot reach {names[to]} over this terrain: {why} "
-                    "(entry costs: Hills, Forest 2, Water 3)", "CY-5.3.3")  # fmt: skip
+    return illegal(reason, "CY-5.2.2")
 
 
 # End of game (CY-4.4, CY-7) ----------------------------------------------------------------

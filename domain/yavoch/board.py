@@ -2,7 +2,7 @@
 
 A `Board` is an immutable value; every effect is a small pure function returning a new board
 and the Command ships it destroyed (the game-end test of Y-8.1 reads them). Which actions are
-legal is decided in rules.py; these functions apply actions already found legal.
+legal is decided in decide.py; these functions apply actions already found legal.
 """
 
 from collections.abc import Iterable, Mapping

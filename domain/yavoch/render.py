@@ -5,17 +5,13 @@ Trych), `1N2@` (a ship standing on a gate), `2G  ` (a gate), `1M  ` (a mine), `E
 tokens), ` .  ` (empty). Rows run y = 5 (top) to 1, columns x = 1 to 5.
 """
 
-from typing import TYPE_CHECKING
-
 from domain.yavoch.field import LEVELS, Position
-
-if TYPE_CHECKING:
-    from domain.yavoch.rules import State
+from domain.yavoch.state import State
 
 _GAP = "   "
 
 
-def _cell(state: "State", p: Position) -> str:
+def _cell(state: State, p: Position) -> str:
     board = state.board
     ship, gate = board.ships.get(p), board.gates.get(p)
     if ship is not None:
@@ -29,7 +25,7 @@ def _cell(state: "State", p: Position) -> str:
     return " .  "
 
 
-def render(state: "State") -> str:
+def render(state: State) -> str:
     width = 3 + 5 * 4
     lines = [_GAP.join(f"level {level}".ljust(width) for level in LEVELS)]
     lines.append(

@@ -1,4 +1,4 @@
-"""Fair-play protocol v1 (shared/design/fair-play-protocol.md): vectors, rejection, chain, stats."""
+"""Fair-play protocol v1 (docs/fair-play.md): vectors, rejection, chain, stats."""
 
 from __future__ import annotations
 

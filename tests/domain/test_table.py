@@ -1,6 +1,6 @@
 """The fair-play table (domain/core/table.py) with the race test ruleset and with 3-D Chess.
 
-Sections cited as `# fair-play N.M` are those of shared/design/fair-play-protocol.md.
+Sections cited as `# fair-play N.M` are those of the fair-play protocol v1 (docs/fair-play.md).
 """
 
 import dataclasses

@@ -1,6 +1,6 @@
 """Yavoch rules tests: hand-set positions and actions with chosen dice.
 
-`game(position)` starts a game from a position record (rules.format_record's form, e.g.
+`game(position)` starts a game from a position record (record.format_record's form, e.g.
 `1C111:3 1S112:2 2C555:1 2T554 1G125 1G135 2M333 E244:1 / 1`); `act` decides and applies an
 action, answering the ruleset's draws from `rolls` (dice, in order), `shuffles` (permutations;
 identity when not given) and the server seed's salts; `refused` expects a rejection.
@@ -15,7 +15,8 @@ from contracts.events import Event
 from domain import fairplay
 from domain.core import DrawResult, NeedDraws, Rejection
 from domain.yavoch.cards import Cards, Held
-from domain.yavoch.rules import YAVOCH, State
+from domain.yavoch.rules import YAVOCH
+from domain.yavoch.state import State
 
 SERVER_SEED = "5e" * 32
 GAME = "yavoch-test"
@@ -75,7 +76,7 @@ def decide(
     assert not rolls, f"rolls left unused: {rolls}"
     if isinstance(decision, Rejection):
         return decision
-    return decision  # with its RandomDrawn / DeckShuffled in place (rules._Run.draw)
+    return decision  # with its RandomDrawn / DeckShuffled in place (run.Run.draw)
 
 
 def act(

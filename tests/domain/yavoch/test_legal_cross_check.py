@@ -14,7 +14,8 @@ from domain.core import NeedDraws, Rejection
 from domain.core import table as tables
 from domain.yavoch.field import POSITIONS, adjacent_positions
 from domain.yavoch.notation import format_position
-from domain.yavoch.rules import YAVOCH, State
+from domain.yavoch.rules import YAVOCH
+from domain.yavoch.state import State
 from tests.domain.yavoch.test_properties import play
 
 WEAPONS_AT_A_POSITION = ("AT", "REA", "RD", "HD")

@@ -20,7 +20,8 @@ from contracts.yavoch import CardTaken
 from domain.core import Outcome
 from domain.core import table as tables
 from domain.yavoch.board import capacity
-from domain.yavoch.rules import YAVOCH, State
+from domain.yavoch.rules import YAVOCH
+from domain.yavoch.state import State
 from tests.rulesets.driver import LocalGame, client_seed
 
 GAMES = 25  # per ruleset; a game plays a few hundred to a few thousand actions

@@ -17,7 +17,9 @@ from contracts.yavoch import FleetPlaced, LevelsChosen, Played, TurnBegan
 from domain.core import Rejection
 from domain.yavoch.board import Ship
 from domain.yavoch.notation import Kind, parse_position
-from domain.yavoch.rules import YAVOCH, State, format_record
+from domain.yavoch.record import format_record
+from domain.yavoch.rules import YAVOCH
+from domain.yavoch.state import State
 from tests.domain.yavoch.helpers import act, decide, game, refused
 
 

@@ -11,7 +11,8 @@ from contracts.events import GameEnded
 from domain.core import VariantError
 from domain.yavoch.board import Ship
 from domain.yavoch.notation import Kind, Shot, parse_position
-from domain.yavoch.rules import YAVOCH, State
+from domain.yavoch.rules import YAVOCH
+from domain.yavoch.state import State
 from tests.domain.yavoch.helpers import act, game
 from tests.domain.yavoch.test_rules_decker import began, ended, played, pos, rejected, ship
 

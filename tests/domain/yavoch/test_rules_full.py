@@ -1,6 +1,6 @@
 """The Full Yavoch: configuration, recipes, secret weapons and response windows.
 
-Sections 0 (Y-0.1, Y-0.4), 2.7-2.8, 4.4, 5.9-5.11 and 5.53 of rulings/yavoch.md, with rulings
+Sections 0 (Y-0.1, Y-0.4), 2.7-2.8, 4.4, 5.9-5.11 and 5.53 of the Yavoch rulings, with rulings
 Y-R33 to Y-R35 and Y-R47 to Y-R60. Cards, impact events and views: test_rules_full_cards.py.
 """
 
@@ -13,7 +13,9 @@ from domain.core import VariantError
 from domain.yavoch.cards import card_sets, matching_marking
 from domain.yavoch.notation import parse_position
 from domain.yavoch.pieces import COMPONENTS, DECK
-from domain.yavoch.rules import YAVOCH, State, format_record
+from domain.yavoch.record import format_record
+from domain.yavoch.rules import YAVOCH
+from domain.yavoch.state import State
 from domain.yavoch.variant import Config, parse_variant
 from tests.domain.yavoch.helpers import act, decide, game, refused, with_hands
 

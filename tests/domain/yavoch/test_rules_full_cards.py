@@ -1,6 +1,6 @@
 """The Full Yavoch: deck setup, draws, discards, impact events and hidden information.
 
-Sections 3.6, 6 (Y-6.10 to Y-6.27), 7 (Y-7.2 to Y-7.5) and 8.6 of rulings/yavoch.md, with
+Sections 3.6, 6 (Y-6.10 to Y-6.27), 7 (Y-7.2 to Y-7.5) and 8.6 of the Yavoch rulings, with
 rulings Y-R36 to Y-R46 and Y-R63; also `YAVOCH.card_at` against the cards actually dealt.
 """
 
@@ -13,7 +13,8 @@ from contracts.events import CardDealt, CardRevealed, DeckShuffled, Event
 from contracts.yavoch import CardTaken, Discarded, ImpactResolved, TurnBegan
 from domain.yavoch.board import impact_zone
 from domain.yavoch.notation import parse_position
-from domain.yavoch.rules import YAVOCH, State, Turn
+from domain.yavoch.rules import YAVOCH
+from domain.yavoch.state import State, Turn
 from domain.yavoch.variant import Config
 from tests.domain.yavoch.helpers import act, game, refused, with_hands
 

@@ -9,9 +9,10 @@ import pytest
 
 from contracts.events import CardDealt, DeckShuffled
 from contracts.yavoch import FleetPlaced
+from domain.yavoch.actions import Armed, ChooseLevels, Discard, PlaceFleet, parse
 from domain.yavoch.board import Ship, attacker_wins
 from domain.yavoch.notation import Kind, parse_position
-from domain.yavoch.rules import YAVOCH, Armed, ChooseLevels, Discard, PlaceFleet, parse
+from domain.yavoch.rules import YAVOCH
 from domain.yavoch.variant import Config, parse_variant
 from tests.domain.yavoch.helpers import act, game, with_hands
 
