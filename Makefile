@@ -35,6 +35,7 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
+	$(BIN)/lint-imports
 
 schema: $(STAMP)
 	$(BIN)/tabula schema

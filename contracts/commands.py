@@ -38,7 +38,7 @@ class Request(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
 
 class SealedBox(msgspec.Struct, frozen=True, kw_only=True):
     """Data for one requester alone, sealed to the X25519 key it sent (`reply_key`): an
-    ephemeral key, a nonce and a ChaCha20-Poly1305 box (services.client.sealing)."""
+    ephemeral key, a nonce and a ChaCha20-Poly1305 box (services.runtime.sealing)."""
 
     epk: str  # the sender's ephemeral X25519 public key, 64 hex
     nonce: str  # 24 hex
@@ -183,7 +183,7 @@ class View(Reply, tag="view", frozen=True, kw_only=True):
     position: str  # ruleset position notation (e.g. 3D-FEN)
     legal: list[str] = []  # the seat's legal actions, when a seat asked
     # In a game with hidden information the seat's legal actions may tell its secrets (a hand,
-    # a hidden piece): they come sealed to the seat instead (services.client.sealing, "legal").
+    # a hidden piece): they come sealed to the seat instead (services.runtime.sealing, "legal").
     legal_nonce: str = ""
     legal_box: str = ""
     phase: str = ""  # "seeding" | "setup" | "play" | "ended" (domain.core.table)

@@ -26,7 +26,7 @@ class StoredEvent(msgspec.Struct, frozen=True, kw_only=True):
 
 class SealedEvent(msgspec.Struct, frozen=True, kw_only=True):
     """A StoredEvent for one seat's eyes only: ChaCha20-Poly1305 under a key derived from the
-    seat's token (services.client.sealing), so no one else on NATS can read it."""
+    seat's token (services.runtime.sealing), so no one else on NATS can read it."""
 
     game_id: str
     version: int

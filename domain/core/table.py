@@ -1,7 +1,7 @@
 """A table: one game of any ruleset, inside the fair-play protocol.
 
 The table is what the rules service decides and evolves; the ruleset only ever sees its own
-game. Around it the table runs, as pure data (../shared/design/fair-play-protocol.md):
+game. Around it the table runs, as pure data (docs/fair-play.md):
 - the seed protocol (section 1): the server's commitment first, then every seat commits to a
   client seed, then reveals it; no game action before the mix is known;
 - draws (section 2): a ruleset asks for outcomes (`NeedDraws`), the table numbers them with the
@@ -189,6 +189,20 @@ def evolve(table: Table, event: Event) -> Table:
 
 def outcome(table: Table) -> Outcome | None:
     return table.ruleset.outcome(table.game)
+
+
+def seal_due(table: Table) -> bool:
+    """Whether the append that leaves the table in this state seals the log: the game has
+    ended and nothing is left to reveal (a game with seeds seals once its seed is revealed,
+    in the append that reveals it)."""
+    if table.sealed or outcome(table) is None:
+        return False
+    return table.fair is None or bool(table.fair.server_seed)
+
+
+def finish_due(table: Table) -> bool:
+    """Whether the game has ended but its seed is still to be revealed (and the log sealed)."""
+    return table.fair is not None and not table.sealed and outcome(table) is not None
 
 
 def phase(table: Table) -> str:

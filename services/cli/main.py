@@ -198,7 +198,7 @@ def demo(
     import uvloop
 
     from services.cli.demo import run_demo
-    from services.client.client import TabulaError
+    from services.runtime.bus import TabulaError
 
     check_variant(ruleset, variant)  # here, before any bot asks the services
     s = settings()

@@ -19,7 +19,8 @@ from domain import fairplay
 from domain.core import Outcome, Ruleset
 from domain.core import table as tables
 from domain.registry import event_decoder, find_ruleset
-from services.client.client import Client, TabulaError
+from services.client.client import Client
+from services.runtime.bus import TabulaError
 from services.runtime.codec import created
 
 Policy = Callable[[Ruleset[Any, Any], Any, int, random.Random], Any]

@@ -1,20 +1,17 @@
 """The Python client for Tabula's subjects, used by the CLI, bots and tests.
 
 Every command carries a command id; on a timeout the client retries with the same id, so the
-service applies it once (the store is idempotent per command id).
+service applies it once (the store is idempotent per command id). `TabulaError` and `new_id`
+come from services.runtime.bus and are importable from here.
 """
 
 import asyncio
-import uuid
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import TypeVar
 
 import msgspec
 from nats.aio.client import Client as NATS
 from nats.aio.msg import Msg
-from nats.errors import NoRespondersError
-from nats.errors import TimeoutError as NATSTimeout
 
 from contracts import subjects
 from contracts.commands import (
@@ -31,39 +28,20 @@ from contracts.commands import (
     Queued,
     ReadEvents,
     Receipt,
-    Reply,
-    Request,
     SeatGrant,
     View,
 )
 from contracts.envelope import SealedEvent, StoredEvent
 from contracts.errors import ErrorCode
-from services.client.sealing import new_reply_key, open_bytes, open_sealed, unseal
 from services.runtime import bus
+from services.runtime.bus import Requester, TabulaError, new_id
+from services.runtime.sealing import new_reply_key, open_bytes, open_sealed, unseal
 from services.runtime.signing import verify_receipt
 
-T = TypeVar("T", bound=Reply)
+__all__ = ["Client", "NewGame", "Seated", "TabulaError", "new_id"]
 _encode = msgspec.json.Encoder().encode
-_decoders: dict[type, msgspec.json.Decoder[object]] = {}
 _stored = msgspec.json.Decoder(StoredEvent)
 _sealed = msgspec.json.Decoder(SealedEvent)
-# Retried with the same request: the store did not answer (the command may be applied, and a
-# retry returns its receipt), or was unreachable before anything was written.
-RETRIED = frozenset({ErrorCode.UNKNOWN_OUTCOME, ErrorCode.UNAVAILABLE})
-
-
-class TabulaError(Exception):
-    """A typed error reply from a service."""
-
-    def __init__(self, err: Error) -> None:
-        super().__init__(f"{err.code}: {err.reason}" + (f" [{err.clause}]" if err.clause else ""))
-        self.code = err.code
-        self.reason = err.reason
-        self.clause = err.clause
-
-
-def new_id() -> str:
-    return uuid.uuid4().hex
 
 
 class NewGame(msgspec.Struct, frozen=True, kw_only=True):
@@ -85,12 +63,14 @@ class Seated(msgspec.Struct, frozen=True, kw_only=True):
     token: str
 
 
-class Client:
+class Client(Requester):
+    """A player's (or a bot's, or the CLI's) view of Tabula: typed requests with their retries
+    (services.runtime.bus), seat tokens and private events opened, receipts checked and kept,
+    games watched."""
+
     def __init__(self, nc: NATS, timeout: float = 5.0, retries: int = 3,
                  receipts: Path | None = None, remember: bool = True) -> None:  # fmt: skip
-        self.nc = nc
-        self.timeout = timeout
-        self.retries = retries
+        super().__init__(nc, timeout, retries)
         # Every signed head the service gave us, checked; kept in `receipts` (unless a
         # long-running service asks not to: `remember=False`) and appended to the file
         # `receipts` (JSON Lines) when given, for an arbiter (`tabula audit --receipts`).
@@ -123,34 +103,6 @@ class Client:
 
     async def close(self) -> None:
         await self.nc.drain()
-
-    async def request(self, subject: str, req: Request, reply: type[T]) -> T:
-        """Send `req`, retrying timeouts and unknown outcomes (the same command id makes
-        retries safe: a command is applied once)."""
-        dec = _decoders.get(reply)
-        if dec is None:
-            dec = _decoders[reply] = msgspec.json.Decoder(reply | Error)
-        data = _encode(req)
-        for attempt in range(self.retries + 1):
-            try:
-                msg = await self.nc.request(subject, data, timeout=self.timeout)
-            except (NATSTimeout, NoRespondersError):
-                if attempt == self.retries:
-                    raise
-                await asyncio.sleep(min(0.05 * 2**attempt, 1.0))  # back off before a retry
-                continue
-            if msg.headers and msg.headers.get("Nats-Service-Error-Code"):
-                raise TabulaError(
-                    Error(code=ErrorCode.INTERNAL, reason=msg.headers.get("Nats-Service-Error", ""))
-                )
-            out = dec.decode(msg.data)
-            if isinstance(out, Error):
-                if out.code in RETRIED and attempt < self.retries:
-                    await asyncio.sleep(min(0.1 * 2**attempt, 2.0))  # the store recovers
-                    continue
-                raise TabulaError(out)
-            return out  # type: ignore[return-value]
-        raise AssertionError("unreachable")
 
     async def create_game(
         self,

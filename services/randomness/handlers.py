@@ -34,7 +34,14 @@ from contracts.commands import (
 )
 from contracts.errors import ErrorCode
 from domain import fairplay
-from services.runtime.eventstore import log_key, meta_key
+from services.runtime.keys import (
+    drawn_key,
+    log_key,
+    meta_key,
+    secret_field,
+    secret_key,
+    seed_key,
+)
 
 MAX_SHUFFLE = 1024
 SECRET_KINDS = frozenset({"shuffle", "salt"})
@@ -56,25 +63,6 @@ class _Position(msgspec.Struct):
 
 _nonce = msgspec.json.Decoder(_Nonce)
 _position = msgspec.json.Decoder(_Position)
-
-
-def seed_key(game_id: str) -> str:
-    return f"tabula:game:{{{game_id}}}:seed"
-
-
-def secret_key(game_id: str) -> str:
-    """Hash of secret outcomes: field "shuffle:<nonce>" (JSON order) or "salt:<position>"."""
-    return f"tabula:game:{{{game_id}}}:secret"
-
-
-def drawn_key(game_id: str) -> str:
-    """The randomness service's own record: "n:<nonce>" -> "kind n", "mix", and how far it has
-    read the log ("log:version", "log:next", "log:dealt")."""
-    return f"tabula:game:{{{game_id}}}:drawn"
-
-
-def secret_field(kind: str, nonce: int, n: int) -> str:
-    return f"salt:{n}" if kind == "salt" else f"{kind}:{nonce}"
 
 
 def _error(code: ErrorCode, reason: str) -> Error:

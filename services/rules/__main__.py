@@ -26,7 +26,7 @@ async def build(nc: NATS, redis: "aioredis.Redis", settings: Settings) -> Servic
     app.endpoint("read", subjects.RULES_READ, ReadEvents, rules.read, q)
     app.endpoint("view", subjects.RULES_VIEW, GetView, rules.view, q)
     app.endpoint("keys", subjects.RULES_KEYS, GetKeys, rules.keys, q)
-    app.follow(subjects.all_game_events(), StoredEvent, rules.on_committed)
+    app.follow(subjects.all_game_events(), StoredEvent, rules.games.on_committed)
     app.every(settings.sweep_s, rules.sweep)
     return app
 

@@ -5,19 +5,16 @@ on a conflict a replica catches up from the log and decides again (decide is pur
 safe). Within a replica, commands for one game are serialised by a per-game lock, while commands
 for different games overlap and their appends are group-committed.
 
-Every game is a domain.core.table.Table: the ruleset's game inside the fair-play protocol. When
-the table needs random outcomes the service asks the randomness service (public values come in
-the reply; secret ones, a shuffle or a card salt, are read from Redis, never from NATS), then
-decides again with them; the outcomes become events, so replay never asks again.
+Every game is a domain.core.table.Table: the ruleset's game inside the fair-play protocol, kept
+by the game cache (services.rules.games). When the table needs random outcomes the service asks
+the randomness service (services.rules.randomness), then decides again with them; the outcomes
+become events, so replay never asks again.
 """
 
-import asyncio
 import hashlib
 import hmac
 import time
-from collections import OrderedDict
-from collections.abc import Awaitable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
 
 import msgspec
 import structlog
@@ -29,9 +26,6 @@ from contracts.commands import (
     Act,
     Created,
     CreateGame,
-    CreateSeed,
-    Draw,
-    Drawn,
     Error,
     Events,
     GetKeys,
@@ -40,33 +34,22 @@ from contracts.commands import (
     ReadEvents,
     Receipt,
     Reply,
-    RevealSeed,
     SeatGrant,
-    SeedCommitted,
-    SeedRevealedReply,
     View,
 )
 from contracts.envelope import SealedEvent, StoredEvent
 from contracts.errors import ErrorCode
-from contracts.events import Event, GameSealed, SeedRevealed
-from contracts.events import SeedCommitted as SeedCommittedEvent
+from contracts.events import Event, GameSealed, SeedCommitted, SeedRevealed
 from domain import fairplay
-from domain.core import Decision, DrawRequest, DrawResult, NeedDraws, Rejection, VariantError
+from domain.core import Decision, DrawResult, NeedDraws, Rejection, VariantError
 from domain.core import table as tables
-from domain.core.table import Table
 from domain.registry import event_decoder, find_ruleset
-from services.client.client import Client, TabulaError
-from services.client.sealing import seal, seal_bytes, seal_to
-from services.randomness.handlers import secret_field, secret_key
-from services.rules.tokens import seat_token
-from services.runtime.codec import decode_log, encode
-from services.runtime.eventstore import (
-    UNKNOWN_OUTCOME,
-    Appended,
-    EventStore,
-    NewEvent,
-    meta_key,
-)
+from services.rules.games import Game, Games
+from services.rules.randomness import RandomnessClient, RandomnessUnavailable
+from services.runtime.codec import encode
+from services.runtime.eventstore import UNKNOWN_OUTCOME, Appended, EventStore, NewEvent
+from services.runtime.keys import meta_key
+from services.runtime.sealing import seal, seal_bytes, seal_to
 from services.runtime.signing import ReceiptSigner
 
 log = structlog.get_logger()
@@ -75,22 +58,6 @@ MAX_ATTEMPTS = 8  # decide/append rounds before a hot game reports a conflict to
 # reader asks for the next page from the last version it got.
 READ_REPLY_BYTES = 512 * 1024
 _store_encoder = msgspec.json.Encoder()
-
-
-@dataclass(slots=True)
-class Game:
-    """A cached game: its table at `version`, whose chain hash is `hash`."""
-
-    table: Table
-    tokens: tuple[str, ...]  # derived once per game, then compared in constant time
-    version: int
-    hash: str
-    last_ms: int  # when the last event was stored (for reveal deadlines)
-    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
-
-
-class RandomnessUnavailable(Exception):
-    pass
 
 
 def error(code: ErrorCode, reason: str, clause: str = "") -> Error:
@@ -118,89 +85,9 @@ class Rules:
         self.store = store
         self.signer = signer
         self.nc = nc
-        self.random = Client(nc, timeout=2.0, retries=2)
+        self.randomness = RandomnessClient(nc, store)
         self.secret = secret
-        self.cache: OrderedDict[str, Game] = OrderedDict()
-        self.cache_size = cache_size
-        self._loading: dict[str, asyncio.Future[Game | None]] = {}
-
-    # -- the cache ---------------------------------------------------------------------------
-
-    async def game(self, game_id: str) -> Game | None:
-        """The cached game, else rebuilt from its log (one load per game at a time)."""
-        if (game := self.cache.get(game_id)) is not None:
-            self.cache.move_to_end(game_id)
-            return game
-        if (loading := self._loading.get(game_id)) is not None:
-            return await asyncio.shield(loading)
-        future: asyncio.Future[Game | None] = asyncio.get_running_loop().create_future()
-        self._loading[game_id] = future
-        try:
-            game = await self._load(game_id)
-            future.set_result(game)
-        except BaseException as exc:
-            future.set_exception(exc)
-            raise
-        finally:
-            del self._loading[game_id]
-        if game is not None:
-            self._remember(game_id, game)
-        return game
-
-    async def _load(self, game_id: str) -> Game | None:
-        stored = await self.store.read_all(game_id)
-        if not stored:
-            return None
-        ruleset, events = decode_log(stored)
-        table = tables.fold(ruleset, game_id, events)
-        tokens = self.tokens(game_id, table.created.seats)
-        return Game(table, tokens, stored[-1].version, stored[-1].hash, stored[-1].time_ms)
-
-    def tokens(self, game_id: str, seats: int) -> tuple[str, ...]:
-        return tuple(seat_token(self.secret, game_id, s) for s in range(seats))
-
-    def _remember(self, game_id: str, game: Game) -> None:
-        self.cache[game_id] = game
-        self.cache.move_to_end(game_id)
-        while len(self.cache) > self.cache_size:
-            oldest, victim = next(iter(self.cache.items()))
-            if victim.lock.locked():  # never evict a game mid-command
-                self.cache.move_to_end(oldest)
-                break
-            del self.cache[oldest]
-
-    def on_committed(self, stored: StoredEvent) -> None:
-        """Keep a cached game current with what other replicas commit (their notifications).
-
-        Only the next version of a game at rest is applied; anything else is left to the
-        expected-version check, which catches up from the log. So is a redacted notice (it
-        lacks what the table needs): the game stays at its version and reads just the events it
-        missed when next used, rather than being dropped and folded again from the start (in a
-        game with private cards every turn has one).
-        """
-        game = self.cache.get(stored.game_id)
-        if game is None or game.lock.locked() or stored.version != game.version + 1:
-            return
-        if stored.redacted:
-            return
-        event = event_decoder(game.table.ruleset.name).decode(stored.body)
-        game.table = tables.evolve(game.table, event)
-        game.version, game.hash, game.last_ms = stored.version, stored.hash, stored.time_ms
-
-    async def catch_up(self, game_id: str, game: Game) -> bool:
-        """Apply events other replicas appended since `game.version`; True if any."""
-        stored = await self.store.read_all(game_id, after=game.version)
-        if not stored:
-            return False
-        dec = event_decoder(game.table.ruleset.name)
-        for s in stored:
-            game.table = tables.evolve(game.table, dec.decode(s.body))
-        game.version, game.hash, game.last_ms = (
-            stored[-1].version,
-            stored[-1].hash,
-            stored[-1].time_ms,
-        )
-        return True
+        self.games = Games(store, secret, cache_size)
 
     # -- handlers ----------------------------------------------------------------------------
 
@@ -233,12 +120,10 @@ class Rules:
         events: list[Event] = [created]
         if created.randomness:  # the server is bound before any player speaks (protocol 1.1)
             try:
-                seed = await self.random.request(
-                    subjects.RANDOM_SEED, CreateSeed(game_id=game_id), SeedCommitted
-                )
-            except (TabulaError, NATSError) as exc:
-                return error(ErrorCode.NO_DRAW, f"randomness service: {exc}")
-            events.append(SeedCommittedEvent(commitment=seed.commitment))
+                commitment = await self.randomness.commitment(game_id)
+            except RandomnessUnavailable as exc:
+                return error(ErrorCode.NO_DRAW, str(exc))
+            events.append(SeedCommitted(commitment=commitment))
         table = tables.open_table(ruleset, game_id, created)
         for event in events[1:]:
             table = tables.evolve(table, event)
@@ -254,10 +139,10 @@ class Rules:
             return unknown_outcome(exc)
         if not isinstance(result, Appended):
             return error(ErrorCode.GAME_EXISTS, f"game {game_id} already exists")
-        tokens = self.tokens(game_id, created.seats)
+        tokens = self.games.tokens(game_id, created.seats)
         if result.duplicate:
             # A retry is answered to its creator only: the public command id is not enough.
-            first = await self.game(game_id)
+            first = await self.games.get(game_id)
             if first is None or not hmac.compare_digest(
                 first.table.created.creator_key, req.reply_key
             ):
@@ -265,7 +150,7 @@ class Rules:
                 return error(ErrorCode.FORBIDDEN, reason)
         else:
             game = Game(table, tokens, result.version, result.hash, result.events[-1].time_ms)
-            self._remember(game_id, game)
+            self.games.remember(game_id, game)
             try:
                 await self.publish(game, result, events)
             except (*UNKNOWN_OUTCOME, NATSError) as exc:  # the game exists: answer its creator
@@ -278,7 +163,7 @@ class Rules:
                        tokens=seal_to(req.reply_key, f"seats:{game_id}", grants))  # fmt: skip
 
     async def act(self, req: Act) -> Reply:
-        game = await self.game(req.game_id)
+        game = await self.games.get(req.game_id)
         if game is None:
             return error(ErrorCode.UNKNOWN_GAME, f"no game {req.game_id}")
         if not 0 <= req.seat < game.table.created.seats:
@@ -295,7 +180,7 @@ class Rules:
     async def _act_locked(self, req: Act, game: Game) -> Reply:
         caught_up = False
         if req.expected_version is not None and req.expected_version > game.version:
-            caught_up = await self.catch_up(req.game_id, game)  # the client saw newer events
+            caught_up = await self.games.catch_up(req.game_id, game)  # the client saw newer events
         for _attempt in range(MAX_ATTEMPTS):
             decision: Decision | None = self._check(req, game)
             # The decision's time is the events' time: an audit finds the same idle_ms in the log.
@@ -305,7 +190,7 @@ class Rules:
                 decision = tables.decide(game.table, req.seat, req.action, idle_ms=idle_ms)
                 draws: list[DrawResult] = []
                 while isinstance(decision, NeedDraws):  # every round gets every draw so far
-                    draws += await self.draws(req.game_id, game.table, decision.requests)
+                    draws += await self.randomness.draw(req.game_id, game.table, decision.requests)
                     decision = tables.decide(game.table, req.seat, req.action, draws, idle_ms)
             if isinstance(decision, Rejection):
                 # Before refusing, make sure the refusal is not an artefact of a stale cache or
@@ -315,7 +200,7 @@ class Rules:
                     if done := await self.store.command_result(req.game_id, req.command_id):
                         await self.announce_again(game, done)
                         return await self.receipt(req.game_id, done)
-                    if await self.catch_up(req.game_id, game):
+                    if await self.games.catch_up(req.game_id, game):
                         continue
                 return error(decision.code, decision.reason, decision.clause)
             assert decision is not None
@@ -324,9 +209,7 @@ class Rules:
             table = game.table
             for event in events:
                 table = tables.evolve(table, event)
-            outcome = tables.outcome(table)
-            # A game without seeds seals at once; one with seeds first reveals its seed.
-            seal_now = outcome is not None and table.fair is None
+            seal_now = tables.seal_due(table)
             try:
                 result = await self.store.append(
                     req.game_id, game.version, game.hash, req.command_id,
@@ -334,14 +217,14 @@ class Rules:
                     seal=seal_now, time_ms=now_ms, action=f"{req.seat} {req.action}",
                 )  # fmt: skip
             except UNKNOWN_OUTCOME as exc:
-                self.cache.pop(req.game_id, None)  # its version is unknown: read it again
+                self.games.cached.pop(req.game_id, None)  # its version is unknown: read it again
                 return unknown_outcome(exc)
             if not isinstance(result, Appended):  # another replica got there first
                 caught_up = True
-                await self.catch_up(req.game_id, game)
+                await self.games.catch_up(req.game_id, game)
                 continue
             if result.duplicate:
-                await self.catch_up(req.game_id, game)
+                await self.games.catch_up(req.game_id, game)
                 await self.announce_again(game, result)
                 return await self.receipt(req.game_id, result)
             if seal_now:
@@ -352,8 +235,7 @@ class Rules:
             game.last_ms = result.events[-1].time_ms
             try:
                 await self.publish(game, result, events)
-                if outcome is not None and not table.sealed:
-                    await self.finish(req.game_id, game)
+                await self.finish_if_due(req.game_id, game)
             except (*UNKNOWN_OUTCOME, NATSError) as exc:
                 # The command is applied: its receipt stands. What follows the append is
                 # caught up later (an unsealed end is finished on the game's next access).
@@ -369,51 +251,11 @@ class Rules:
             )
         return None
 
-    async def draws(self, game_id: str, table: Table, requests: Sequence[DrawRequest]
-                    ) -> list[DrawResult]:  # fmt: skip
-        """Obtain the outcomes: public ones from the reply, secret ones from Redis."""
-        assert table.fair is not None
-        mix = table.fair.mix
-
-        def ask(r: DrawRequest) -> Awaitable[Drawn]:
-            req = Draw(game_id=game_id, nonce=r.nonce or 0, kind=r.kind, n=r.n, mix=mix)
-            return self.random.request(subjects.RANDOM_DRAW, req, Drawn)
-
-        try:
-            # One after another, in nonce order, as the randomness service requires (a nonce
-            # only after the one before it).
-            replies = [await ask(r) for r in requests]
-        except (TabulaError, NATSError) as exc:
-            raise RandomnessUnavailable(f"randomness service: {exc}") from exc
-        secret = [secret_field(r.kind, r.nonce or 0, r.n) for r in requests]
-        stored = await self.store.redis.hmget(secret_key(game_id), secret)
-        results = []
-        for request, reply, value in zip(requests, replies, stored, strict=True):
-            values, salt = tuple(reply.values), ""
-            if reply.stored:
-                if value is None:
-                    raise RandomnessUnavailable(f"{request.kind} outcome missing from the store")
-                if request.kind == "salt":
-                    salt = value.decode()
-                else:
-                    values = tuple(msgspec.json.decode(value, type=list[int]))
-            results.append(
-                DrawResult(
-                    nonce=request.nonce,
-                    kind=request.kind,
-                    n=request.n,
-                    purpose=request.purpose,
-                    values=values,
-                    salt=salt,
-                )
-            )
-        return results
-
     async def finish_if_due(self, game_id: str, game: Game) -> None:
-        """A game with seeds that ended while the randomness service was away: reveal and
-        seal it now (games without seeds were sealed with their end)."""
-        table = game.table
-        if table.fair is not None and not table.sealed and tables.outcome(table) is not None:
+        """Reveal the seed of a game whose end is in the log and seal it: right after the
+        append that ended it, or later if the randomness service was away then (games without
+        seeds are sealed in the append that ends them)."""
+        if tables.finish_due(game.table):
             await self.finish(game_id, game)
 
     async def sweep(self) -> None:
@@ -422,11 +264,11 @@ class Rules:
         for a visitor. Every replica sweeps (finishing is idempotent: replicas racing append it
         once); the next sweep retries what failed."""
         async for game_id in self.store.unfinished():
-            game = await self.game(game_id)
+            game = await self.games.get(game_id)
             if game is None:
                 continue
             async with game.lock:
-                await self.catch_up(game_id, game)
+                await self.games.catch_up(game_id, game)
                 await self.finish_if_due(game_id, game)
             if game.table.sealed:  # sealed before the meta recorded it: record it now
                 await self.store.redis.hsetnx(meta_key(game_id), "sealed", "1")
@@ -444,19 +286,18 @@ class Rules:
         """Reveal the seed of a game whose end is in the log, then seal it (idempotent: the
         command id is fixed, so replicas racing here append it once)."""
         try:
-            reply = await self.random.request(
-                subjects.RANDOM_REVEAL, RevealSeed(game_id=game_id), SeedRevealedReply
-            )
-        except (TabulaError, NATSError) as exc:  # finish_if_due retries on the next access
+            seed = await self.randomness.reveal(game_id)
+        except RandomnessUnavailable as exc:  # the sweep or the next access tries again
             log.warning("seed reveal postponed", error=str(exc))
             return
-        event = SeedRevealed(server_seed=reply.server_seed)
+        event = SeedRevealed(server_seed=seed)
         result = await self.store.append(
             game_id, game.version, game.hash, self.finish_id(game_id),
-            [NewEvent(_tag(event), encode(event))], seal=True,
+            [NewEvent(_tag(event), encode(event))],
+            seal=tables.seal_due(tables.evolve(game.table, event)),
         )  # fmt: skip
         if not isinstance(result, Appended) or result.duplicate:
-            await self.catch_up(game_id, game)
+            await self.games.catch_up(game_id, game)
             return
         sealed = _sealed(result)
         game.table = tables.evolve(tables.evolve(game.table, event), sealed)
@@ -468,7 +309,7 @@ class Rules:
         await self.publish(game, result, [event, sealed])
 
     async def read(self, req: ReadEvents) -> Reply:
-        game = await self.game(req.game_id)
+        game = await self.games.get(req.game_id)
         if game is None:
             return error(ErrorCode.UNKNOWN_GAME, f"no game {req.game_id}")
         if req.seat is not None and not (
@@ -497,11 +338,11 @@ class Rules:
         return Events(game_id=req.game_id, events=public, head=head.version, sealed=sealed)
 
     async def view(self, req: GetView) -> Reply:
-        game = await self.game(req.game_id)
+        game = await self.games.get(req.game_id)
         if game is None:
             return error(ErrorCode.UNKNOWN_GAME, f"no game {req.game_id}")
         async with game.lock:  # another replica may have moved the game on: read to the head
-            await self.catch_up(req.game_id, game)
+            await self.games.catch_up(req.game_id, game)
             await self.finish_if_due(req.game_id, game)
         table = game.table
         rs = table.ruleset

@@ -10,15 +10,15 @@ import secrets
 
 import redis.asyncio as aioredis
 
-SECRET_KEY = "tabula:secret"
+from services.runtime.keys import TOKEN_SECRET
 
 
 async def shared_secret(redis: "aioredis.Redis", configured: str | None) -> bytes:
     """The configured secret, else the store's (created once by whichever replica is first)."""
     if configured:
         return configured.encode()
-    await redis.set(SECRET_KEY, secrets.token_hex(32), nx=True)
-    value = await redis.get(SECRET_KEY)
+    await redis.set(TOKEN_SECRET, secrets.token_hex(32), nx=True)
+    value = await redis.get(TOKEN_SECRET)
     assert isinstance(value, bytes)
     return value
 

@@ -8,7 +8,7 @@ read-only commands); `admin` is the operator's. Nobody but the operator may XDEL
 A user's replies arrive under its own inbox prefix (`_INBOX.<user>.`), which no other user may
 subscribe to. Players share one role, so whatever a reply holds for one player alone (seat
 tokens, a matchmaking assignment) is sealed to a key that player sent with the request
-(services.client.sealing); the rest of a player's replies are public information anyway.
+(services.runtime.sealing); the rest of a player's replies are public information anyway.
 
 `tabula up` writes the generated passwords under `.tabula/secrets/` (0600) and starts the
 embedded servers with the files this module renders; deploy/ documents the same files for
@@ -26,6 +26,7 @@ from urllib.parse import quote, urlsplit, urlunsplit
 import msgspec
 
 from contracts import subjects
+from services.runtime import keys
 
 SERVICES: Final = ("rules", "randomness", "matchmaking")
 ROLES: Final = (*SERVICES, "player", "auditor", "admin")
@@ -79,7 +80,7 @@ NATS_PERMISSIONS: Final[dict[str, dict[str, list[str]]]] = {
     "admin": {"publish": [">"], "subscribe": [">"]},
 }
 
-_GAME = "tabula:game:*"
+_GAME = keys.GAME_KEYS
 # Valkey ACL rules per role, after `on #<sha256 of the password>`. Key patterns: `~` read and
 # write, `%R~` read only. Players have no user here. No role but admin gets XDEL, XTRIM, DEL,
 # UNLINK, FLUSH* or CONFIG.
@@ -87,8 +88,8 @@ VALKEY_RULES: Final[dict[str, str]] = {
     # Appends (one Lua script), reads logs, keeps meta and command ids, reads secret outcomes
     # (a shuffle, a card salt) but never the seed.
     "rules": (
-        f"~{_GAME}:log ~{_GAME}:meta ~{_GAME}:cmds %R~{_GAME}:secret ~tabula:games "
-        "~tabula:secret ~tabula:signing-key +@connection +@read -keys -scan "
+        f"~{_GAME}:log ~{_GAME}:meta ~{_GAME}:cmds %R~{_GAME}:secret ~{keys.GAMES_INDEX} "
+        f"~{keys.TOKEN_SECRET} ~{keys.SIGNING_KEY} +@connection +@read -keys -scan "
         "+evalsha +eval +script|load +xadd +hset +hsetnx +zadd +set"
     ),
     # The only reader of seeds; writes secret outcomes once; reads the log to bind each draw
@@ -99,7 +100,7 @@ VALKEY_RULES: Final[dict[str, str]] = {
     ),
     "matchmaking": "resetkeys +@connection",
     "auditor": (
-        f"%R~{_GAME}:log %R~{_GAME}:meta %R~{_GAME}:cmds %R~tabula:games "
+        f"%R~{_GAME}:log %R~{_GAME}:meta %R~{_GAME}:cmds %R~{keys.GAMES_INDEX} "
         "+@connection +@read -keys -scan"
     ),
     "admin": "~* &* +@all",

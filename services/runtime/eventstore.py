@@ -24,9 +24,9 @@ from redis.exceptions import NoScriptError, ResponseError, WatchError
 from contracts.envelope import StoredEvent
 from contracts.events import GameCreated, GameEnded, GameSealed
 from domain import fairplay
+from services.runtime.keys import GAMES_INDEX, commands_key, log_key, meta_key
 from services.runtime.signing import Signer
 
-GAMES_INDEX = "tabula:games"  # sorted set: game id scored by creation time (ms)
 BATCH_TIMEOUT = 30.0  # seconds for one batch's round trip; past it the outcome is unknown
 # What an append can end in without an answer: it may or may not have been applied.
 UNKNOWN_OUTCOME = (OSError, redis.exceptions.ConnectionError, redis.exceptions.TimeoutError)
@@ -39,18 +39,6 @@ def connect(url: str, max_connections: int = 64) -> "aioredis.Redis":
         url, max_connections=max_connections, timeout=30
     )
     return aioredis.Redis.from_pool(pool)  # owns the pool: aclose() closes its connections
-
-
-def log_key(game_id: str) -> str:
-    return f"tabula:game:{{{game_id}}}:log"
-
-
-def meta_key(game_id: str) -> str:
-    return f"tabula:game:{{{game_id}}}:meta"
-
-
-def commands_key(game_id: str) -> str:
-    return f"tabula:game:{{{game_id}}}:cmds"
 
 
 @dataclass(frozen=True, slots=True)

@@ -32,8 +32,8 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 from contracts.commands import Receipt
 from contracts.envelope import StoredEvent
 from contracts.events import GameSealed
+from services.runtime.keys import SIGNING_KEY
 
-SIGNING_KEY = "tabula:signing-key"
 _PAD = hashlib.sha256(b"\x02").digest()
 
 

@@ -17,7 +17,8 @@ from domain import fairplay
 from domain.audit import chain_entries
 from services.client.client import Client
 from services.runtime.config import Settings
-from services.runtime.eventstore import EventStore, log_key
+from services.runtime.eventstore import EventStore
+from services.runtime.keys import log_key
 from tests.e2e.test_fair_play import play_race
 from tests.services.test_export_import import tabula
 

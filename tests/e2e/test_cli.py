@@ -18,13 +18,8 @@ import redis.asyncio as aioredis
 from contracts.envelope import StoredEvent
 from services.client.client import Client
 from services.runtime.config import Settings, read_stack
-from services.runtime.eventstore import (
-    GAMES_INDEX,
-    EventStore,
-    commands_key,
-    log_key,
-    meta_key,
-)
+from services.runtime.eventstore import EventStore
+from services.runtime.keys import GAMES_INDEX, commands_key, log_key, meta_key
 from tests.contracts.test_golden import load
 
 TABULA = str(Path(sys.executable).parent / "tabula")

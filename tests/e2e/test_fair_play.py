@@ -44,7 +44,8 @@ from services.rules.__main__ import build as rules_build
 from services.runtime.codec import decode_log
 from services.runtime.config import Settings
 from services.runtime.embedded import start_valkey
-from services.runtime.eventstore import EventStore, meta_key
+from services.runtime.eventstore import EventStore
+from services.runtime.keys import meta_key
 from tests.conftest import running
 from tests.rulesets import register
 

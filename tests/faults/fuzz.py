@@ -54,7 +54,8 @@ from contracts.errors import ErrorCode
 from services.client.client import Client
 from services.runtime import access
 from services.runtime.config import StackFile, stack_path
-from services.runtime.eventstore import GAMES_INDEX, EventStore
+from services.runtime.eventstore import EventStore
+from services.runtime.keys import GAMES_INDEX
 from tests.faults.hostile import (
     RANDOMNESS,
     SUBJECTS,

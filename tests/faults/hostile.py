@@ -37,7 +37,7 @@ from domain import fairplay
 from domain.core import VariantError
 from domain.registry import RULESETS
 from services.client.client import Client
-from services.client.sealing import new_reply_key
+from services.runtime.sealing import new_reply_key
 
 KEY = new_reply_key()[1]
 T = TypeVar("T")

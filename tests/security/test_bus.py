@@ -25,10 +25,10 @@ from contracts.commands import (
 )
 from contracts.errors import ErrorCode
 from services.client.client import Client, TabulaError
-from services.client.sealing import new_reply_key, open_sealed
-from services.randomness.handlers import drawn_key, secret_key
 from services.runtime.config import Settings
 from services.runtime.eventstore import EventStore
+from services.runtime.keys import drawn_key, secret_key
+from services.runtime.sealing import new_reply_key, open_sealed
 from tests.conftest import Servers
 from tests.security.conftest import Attacker
 

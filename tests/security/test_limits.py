@@ -16,7 +16,8 @@ from contracts import subjects
 from contracts.errors import ErrorCode
 from services.client.client import Client
 from services.runtime.config import Settings
-from services.runtime.eventstore import GAMES_INDEX, EventStore
+from services.runtime.eventstore import EventStore
+from services.runtime.keys import GAMES_INDEX
 from tests.faults.hostile import (
     KEY,
     RANDOMNESS,

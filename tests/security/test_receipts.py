@@ -15,7 +15,8 @@ from contracts.commands import Receipt
 from contracts.events import GameSealed
 from services.client.client import Client
 from services.runtime.config import Settings
-from services.runtime.eventstore import EventStore, commands_key, log_key, meta_key
+from services.runtime.eventstore import EventStore
+from services.runtime.keys import commands_key, log_key, meta_key
 from services.runtime.signing import (
     Signer,
     check_receipts,

@@ -10,9 +10,8 @@ import redis.asyncio as aioredis
 from redis.exceptions import AuthenticationError, NoPermissionError
 
 from services.client.client import Client
-from services.randomness.handlers import seed_key
 from services.runtime.config import Settings
-from services.runtime.eventstore import commands_key, log_key, meta_key
+from services.runtime.keys import commands_key, log_key, meta_key, seed_key
 from tests.conftest import Servers
 
 

@@ -11,15 +11,8 @@ from contracts.events import GameCreated, GameEnded, GameSealed
 from domain import fairplay
 from domain.audit import chain_entries
 from services.runtime.embedded import start_valkey
-from services.runtime.eventstore import (
-    Appended,
-    Conflict,
-    EventStore,
-    NewEvent,
-    commands_key,
-    log_key,
-    meta_key,
-)
+from services.runtime.eventstore import Appended, Conflict, EventStore, NewEvent
+from services.runtime.keys import commands_key, log_key, meta_key
 
 
 def gid() -> str:

@@ -24,15 +24,8 @@ from contracts.events import Event, SeedRevealed
 from domain import fairplay
 from services.cli.main import app
 from services.runtime.config import Settings
-from services.runtime.eventstore import (
-    GAMES_INDEX,
-    Appended,
-    EventStore,
-    NewEvent,
-    commands_key,
-    log_key,
-    meta_key,
-)
+from services.runtime.eventstore import Appended, EventStore, NewEvent
+from services.runtime.keys import GAMES_INDEX, commands_key, log_key, meta_key
 from tests.rulesets import register
 from tests.rulesets.driver import play_locally
 

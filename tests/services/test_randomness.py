@@ -19,9 +19,10 @@ from contracts.commands import (
 from contracts.errors import ErrorCode
 from domain import fairplay
 from services.client.client import Client, TabulaError
-from services.randomness.handlers import AHEAD, secret_key, seed_key
+from services.randomness.handlers import AHEAD
 from services.runtime.config import Settings
-from services.runtime.eventstore import EventStore, NewEvent, meta_key
+from services.runtime.eventstore import EventStore, NewEvent
+from services.runtime.keys import meta_key, secret_key, seed_key
 
 MIX = fairplay.mix(["alice0123456789ab", "bob0123456789abcd"])
 

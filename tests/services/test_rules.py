@@ -25,13 +25,13 @@ from domain import fairplay
 from domain.audit import chain_entries
 from domain.core import fold
 from services.client.client import Client, TabulaError
-from services.client.sealing import new_reply_key, open_sealed
 from services.matchmaking.__main__ import build as matchmaking_build
 from services.rules import handlers as rules_handlers
 from services.rules.__main__ import build as rules_build
 from services.runtime.codec import decode_log
 from services.runtime.config import Settings
 from services.runtime.eventstore import EventStore
+from services.runtime.sealing import new_reply_key, open_sealed
 from tests.conftest import running
 
 
