@@ -54,7 +54,7 @@ from contracts.events import (
     SetupsDiscarded,
 )
 from domain import fairplay
-from domain.core.ruleset import Rejection, Ruleset
+from domain.core.ruleset import Rejection, Ruleset, cards_of, hidden_setup_of
 from domain.core.table import Table, evolve, open_table, outcome
 from domain.redecide import parse_command, redecide
 from domain.registry import event_decoder, find_ruleset
@@ -536,10 +536,11 @@ class _Auditor:
             raise _Discrepancy(
                 f"the commitment of position {p} does not open to card {event.card!r} with its salt"
             )
-        card_at = getattr(self.ruleset, "card_at", None)
-        if card_at is not None:
-            assert self.table is not None
-            expected = card_at(self.table.game, p)
+        assert self.ruleset is not None  # after GameCreated
+        assert self.table is not None
+        cards = cards_of(self.ruleset)
+        if cards is not None:
+            expected = cards.card_at(self.table.game, p)
             if expected is None:
                 raise _Discrepancy(f"no card can be dealt at position {p} here")
             if event.card != expected:
@@ -596,9 +597,10 @@ class _Auditor:
             )
         except ValueError:
             matches = False
-        check_setup = getattr(self.ruleset, "check_setup", None)
-        if matches and check_setup is not None:
-            problem: Rejection | None = check_setup(self.table.game, seat, data)
+        assert self.ruleset is not None  # after GameCreated
+        hidden = hidden_setup_of(self.ruleset)
+        if matches and hidden is not None:
+            problem: Rejection | None = hidden.check_setup(self.table.game, seat, data)
             if problem is None and event.rejected:
                 raise _Discrepancy(
                     f"seat {seat}'s setup was rejected ({event.rejected!r}) although it matches "

@@ -9,14 +9,22 @@ from contracts.errors import ErrorCode
 from contracts.events import PLATFORM_EVENTS, Event
 from domain.chess3d import CHESS3D
 from domain.core import Ruleset, VariantError
+from domain.core.ruleset import check_capabilities
 from domain.cyvasse import CYVASSE
 from domain.yavoch import YAVOCH
 
-RULESETS: dict[str, Ruleset[Any, Any]] = {
-    CHESS3D.name: CHESS3D,
-    CYVASSE.name: CYVASSE,
-    YAVOCH.name: YAVOCH,
-}
+RULESETS: dict[str, Ruleset[Any, Any]] = {}
+
+
+def register(ruleset: Ruleset[Any, Any]) -> None:
+    """Make a ruleset known by its name, once its declared capabilities are checked against
+    what it implements (domain.core.ruleset.check_capabilities)."""
+    check_capabilities(ruleset)
+    RULESETS.setdefault(ruleset.name, ruleset)
+
+
+for _ruleset in (CHESS3D, CYVASSE, YAVOCH):
+    register(_ruleset)
 
 
 def find_ruleset(name: str) -> Ruleset[Any, Any]:

@@ -61,7 +61,15 @@ from domain.chess3d.position import (
     with_demand,
 )
 from domain.chess3d.variant import Config, parse_variant
-from domain.core import Decision, DrawResult, Outcome, Rejection, VariantError, agreement
+from domain.core import (
+    Capability,
+    Decision,
+    DrawResult,
+    Outcome,
+    Rejection,
+    VariantError,
+    agreement,
+)
 
 
 class Move(NamedTuple):
@@ -113,6 +121,7 @@ class Chess3D:
     """3-D Chess (Lynn R. Johnson, 1967) per the 3-D Chess ruling v1.0."""
 
     name = "chess3d"
+    capabilities = frozenset({Capability.PERFT})
     events: tuple[type[Event], ...] = EVENTS
 
     # Game lifecycle -----------------------------------------------------------------------

@@ -1,4 +1,5 @@
 from domain.core.ruleset import (
+    Capability,
     Decision,
     DrawRequest,
     DrawResult,
@@ -12,6 +13,7 @@ from domain.core.ruleset import (
 )
 
 __all__ = [
+    "Capability",
     "Decision",
     "DrawRequest",
     "DrawResult",

@@ -20,7 +20,8 @@ The service wraps these; they never call out. What later games need is in the sh
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, TypeVar
+from enum import StrEnum
+from typing import Any, Protocol, TypeVar, cast, runtime_checkable
 
 from contracts.errors import ErrorCode
 from contracts.events import Event, GameCreated
@@ -83,6 +84,19 @@ class VariantError(ValueError):
         self.reason = reason
 
 
+class Capability(StrEnum):
+    """An optional ability a ruleset declares (`Ruleset.capabilities`) and implements with the
+    Protocol of the same name below; `check_capabilities` holds the two together once, when the
+    ruleset is registered, and the typed accessors (`perft_of`, ...) hand it out."""
+
+    PERFT = "perft"
+    FORFEIT = "forfeit"  # any ruleset whose games have seeds or a hidden setup
+    HIDDEN_SETUP = "hidden-setup"
+    RANDOM_SETUP = "random-setup"
+    CARDS = "cards"
+    BOT_POLICY = "bot-policy"
+
+
 S = TypeVar("S")
 A = TypeVar("A")
 
@@ -91,6 +105,7 @@ class Ruleset(Protocol[S, A]):
     """One game system. `S` is its immutable state, `A` its parsed action."""
 
     name: str
+    capabilities: frozenset[Capability]  # its optional abilities (see Capability)
     # The ruleset's own event types; with contracts.events.PLATFORM_EVENTS they form the union
     # stored in its games' streams.
     events: tuple[type[Event], ...]
@@ -143,6 +158,22 @@ class Ruleset(Protocol[S, A]):
 S_contra = TypeVar("S_contra", contravariant=True)
 
 
+@runtime_checkable
+class Perft(Protocol[S_contra]):
+    def perft(self, state: S_contra, depth: int) -> int:
+        """The number of leaf nodes of the legal-move tree `depth` plies deep."""
+        ...
+
+
+@runtime_checkable
+class Forfeit(Protocol[S_contra]):
+    def forfeit(self, state: S_contra, seat: int, reason: str) -> tuple[Event, ...]:
+        """The events that end the game when `seat` loses by an illegal or missing step of
+        the fair-play protocol (a seed or setup not revealed in time, an illegal setup)."""
+        ...
+
+
+@runtime_checkable
 class HiddenSetup(Protocol[S_contra]):
     """What a ruleset with a hidden simultaneous setup (`GameCreated.hidden_setup`) adds."""
 
@@ -150,19 +181,85 @@ class HiddenSetup(Protocol[S_contra]):
         """Whether a revealed setup obeys the placement rules (None: it does)."""
         ...
 
-    def forfeit(self, state: S_contra, seat: int, reason: str) -> tuple[Event, ...]:
-        """The events that end the game when `seat` loses by an illegal or missing reveal."""
-        ...
-
     def combined_setup_problem(self, state: S_contra) -> str | None:
         """Once every setup is placed: a reason to discard them all and set up again, or
         None (most rulesets: always None)."""
         ...
 
+
+@runtime_checkable
+class RandomSetup(Protocol[S_contra]):
     def random_setup(self, state: S_contra, seat: int, choose: Callable[[int], int]) -> bytes:
         """A legal setup for bots, its choices made by `choose(n)` in [0, n) (the caller's
         randomness: the domain draws none)."""
         ...
+
+
+@runtime_checkable
+class Cards(Protocol[S_contra]):
+    def card_at(self, state: S_contra, position: int) -> str | None:
+        """The card dealt from deck position `position` (None: not known from `state`), for
+        the audit to check each deal against the shuffles."""
+        ...
+
+
+@runtime_checkable
+class BotPolicy(Protocol[S_contra]):
+    def bot_action(self, state: S_contra, seat: int, choose: Callable[[int], int]) -> Any:
+        """The ruleset's own choice for a bot (an action, or None: nothing to play now), its
+        choices made by `choose(n)` in [0, n)."""
+        ...
+
+
+_PROTOCOLS: dict[Capability, type] = {
+    Capability.PERFT: Perft,
+    Capability.FORFEIT: Forfeit,
+    Capability.HIDDEN_SETUP: HiddenSetup,
+    Capability.RANDOM_SETUP: RandomSetup,
+    Capability.CARDS: Cards,
+    Capability.BOT_POLICY: BotPolicy,
+}
+
+
+def check_capabilities(ruleset: "Ruleset[Any, Any]") -> None:
+    """Raise TypeError unless the ruleset implements exactly the capabilities it declares (a
+    hidden setup also needs a forfeit)."""
+    declared = ruleset.capabilities
+    for capability, protocol in _PROTOCOLS.items():
+        has = isinstance(ruleset, protocol)
+        if has != (capability in declared):
+            verb = "declares" if capability in declared else "implements but does not declare"
+            raise TypeError(f"ruleset {ruleset.name} {verb} {capability}")
+    if Capability.HIDDEN_SETUP in declared and Capability.FORFEIT not in declared:
+        raise TypeError(f"ruleset {ruleset.name}: a hidden setup needs a forfeit")
+
+
+def perft_of(ruleset: "Ruleset[S, A]") -> "Perft[S] | None":
+    return cast("Perft[S]", ruleset) if Capability.PERFT in ruleset.capabilities else None
+
+
+def forfeit_of(ruleset: "Ruleset[S, A]") -> "Forfeit[S] | None":
+    return cast("Forfeit[S]", ruleset) if Capability.FORFEIT in ruleset.capabilities else None
+
+
+def hidden_setup_of(ruleset: "Ruleset[S, A]") -> "HiddenSetup[S] | None":
+    if Capability.HIDDEN_SETUP not in ruleset.capabilities:
+        return None
+    return cast("HiddenSetup[S]", ruleset)
+
+
+def random_setup_of(ruleset: "Ruleset[S, A]") -> "RandomSetup[S] | None":
+    if Capability.RANDOM_SETUP not in ruleset.capabilities:
+        return None
+    return cast("RandomSetup[S]", ruleset)
+
+
+def cards_of(ruleset: "Ruleset[S, A]") -> "Cards[S] | None":
+    return cast("Cards[S]", ruleset) if Capability.CARDS in ruleset.capabilities else None
+
+
+def bot_policy_of(ruleset: "Ruleset[S, A]") -> "BotPolicy[S] | None":
+    return cast("BotPolicy[S]", ruleset) if Capability.BOT_POLICY in ruleset.capabilities else None
 
 
 def fold(ruleset: Ruleset[S, A], events: Iterable[Event]) -> S:

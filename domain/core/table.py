@@ -16,13 +16,14 @@ game. Around it the table runs, as pure data (docs/fair-play.md):
 Platform actions are plain text, like a ruleset's: `seed-commit <sha256>`,
 `seed-reveal <client seed>`, `setup-commit <sha256>`, `setup-reveal <nonce> <setup>`, and
 `claim-timeout` (a waiting seat, once the seats owing a step are past the game's deadline).
-A ruleset with randomness or a hidden setup implements `HiddenSetup.forfeit`.
+A ruleset whose games have seeds or a hidden setup declares the `Forfeit` capability (and
+`HiddenSetup` for a hidden setup): `open_table` refuses a game it could not end.
 """
 
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, NamedTuple, cast
+from typing import Any, NamedTuple
 
 import msgspec
 
@@ -48,11 +49,14 @@ from domain import fairplay
 from domain.core.ruleset import (
     Decision,
     DrawResult,
+    Forfeit,
     HiddenSetup,
     NeedDraws,
     Outcome,
     Rejection,
     Ruleset,
+    forfeit_of,
+    hidden_setup_of,
 )
 
 NONCED = frozenset({"die", "uniform", "shuffle"})
@@ -121,6 +125,10 @@ class Table(NamedTuple):
 
 
 def open_table(ruleset: Ruleset[Any, Any], game_id: str, created: GameCreated) -> Table:
+    if (created.randomness or created.hidden_setup) and forfeit_of(ruleset) is None:
+        raise ValueError(f"{ruleset.name} games with seeds or a hidden setup need a forfeit")
+    if created.hidden_setup and hidden_setup_of(ruleset) is None:
+        raise ValueError(f"{ruleset.name} declares no hidden setup")
     screen = None
     if created.hidden_setup:
         screen = Screen(("",) * created.seats, (False,) * created.seats)
@@ -369,8 +377,20 @@ def _claim_timeout(table: Table, seat: int, idle_ms: int) -> Decision:
         return _refuse(ErrorCode.ILLEGAL_ACTION,
                        f"the deadline is {deadline} ms; the table has waited {idle_ms} ms",
                        "fair-play 1.3")  # fmt: skip
-    forfeit = cast(HiddenSetup[Any], table.ruleset).forfeit(table.game, laggards[0], "timeout")
+    forfeit = _forfeit(table).forfeit(table.game, laggards[0], "timeout")
     return (TimedOut(seats=laggards, idle_ms=idle_ms), *forfeit)
+
+
+def _forfeit(table: Table) -> Forfeit[Any]:
+    forfeit = forfeit_of(table.ruleset)
+    assert forfeit is not None  # open_table made sure
+    return forfeit
+
+
+def _hidden_setup(table: Table) -> HiddenSetup[Any]:
+    hidden = hidden_setup_of(table.ruleset)
+    assert hidden is not None  # open_table made sure
+    return hidden
 
 
 def _setup_action(table: Table, seat: int, verb: str, arg: str) -> Decision:
@@ -405,14 +425,14 @@ def _setup_action(table: Table, seat: int, verb: str, arg: str) -> Decision:
     if not fairplay.verify_setup(table.game_id, seat, nonce, data, screen.commitments[seat]):
         rejected = "the revealed setup does not match its commitment"
     else:
-        problem = cast(HiddenSetup[Any], table.ruleset).check_setup(table.game, seat, data)
+        problem = _hidden_setup(table).check_setup(table.game, seat, data)
         if problem is not None:
             rejected = problem.reason + (f" [{problem.clause}]" if problem.clause else "")
     revealed = SetupRevealed(seat=seat, nonce=nonce, setup=setup, rejected=rejected)
     if not rejected:
         after = table.ruleset.evolve(table.game, revealed)
         if sum(screen.revealed) == len(screen.revealed) - 1:  # the last reveal
-            conflict = cast(HiddenSetup[Any], table.ruleset).combined_setup_problem(after)
+            conflict = _hidden_setup(table).combined_setup_problem(after)
             if conflict is not None:
                 return (revealed, SetupsDiscarded(reason=conflict))
         # The last reveal may decide the game at once (a King already mated in Cyvasse A):
@@ -422,7 +442,7 @@ def _setup_action(table: Table, seat: int, verb: str, arg: str) -> Decision:
             return (revealed,)
         return (revealed, GameEnded(result=ended.result, reason=ended.reason,
                                     winners=list(ended.winners)))  # fmt: skip
-    forfeit = cast(HiddenSetup[Any], table.ruleset).forfeit(table.game, seat, rejected)
+    forfeit = _forfeit(table).forfeit(table.game, seat, rejected)
     return (revealed, *forfeit)
 
 

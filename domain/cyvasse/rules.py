@@ -16,7 +16,15 @@ from contracts.events import (
     SetupRevealed,
     SetupsDiscarded,
 )
-from domain.core import Decision, DrawResult, Outcome, Rejection, VariantError, agreement
+from domain.core import (
+    Capability,
+    Decision,
+    DrawResult,
+    Outcome,
+    Rejection,
+    VariantError,
+    agreement,
+)
 from domain.cyvasse import version_c
 from domain.cyvasse.board import (
     COLOURS,
@@ -117,6 +125,9 @@ class Cyvasse:
     """Cyvasse (Jeff C. Caird) per the Cyvasse ruling v1.0: versions A, B, C, square and hex."""
 
     name = "cyvasse"
+    capabilities = frozenset(
+        {Capability.PERFT, Capability.FORFEIT, Capability.HIDDEN_SETUP, Capability.RANDOM_SETUP}
+    )
     events: tuple[type[Event], ...] = EVENTS
 
     # Game lifecycle -----------------------------------------------------------------------

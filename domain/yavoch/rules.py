@@ -14,7 +14,15 @@ from typing import Any, Final
 from contracts.errors import ErrorCode
 from contracts.events import Event, GameCreated
 from contracts.yavoch import EVENTS
-from domain.core import Decision, DrawResult, Outcome, Rejection, VariantError, agreement
+from domain.core import (
+    Capability,
+    Decision,
+    DrawResult,
+    Outcome,
+    Rejection,
+    VariantError,
+    agreement,
+)
 from domain.yavoch.actions import YAction, action_text, names, parse
 from domain.yavoch.bot import bot_action, random_placement
 from domain.yavoch.decide import decide
@@ -35,6 +43,7 @@ class Yavoch:
     """Yavoch: Captain Decker's (`decker`) and the Full Yavoch (`full`)."""
 
     name = "yavoch"
+    capabilities = frozenset({Capability.FORFEIT, Capability.CARDS, Capability.BOT_POLICY})
     events: tuple[type[Event], ...] = EVENTS
 
     # Lifecycle ------------------------------------------------------------------------------

@@ -22,6 +22,7 @@ from domain import fairplay
 from domain.audit import AuditReport, StoreHead, audit, chain_entries, check_head
 from domain.core import VariantError
 from domain.core import table as tables
+from domain.core.ruleset import perft_of
 from domain.registry import RULESETS, find_ruleset
 from services.runtime import config
 from services.runtime.codec import decode_log
@@ -614,13 +615,13 @@ def perft(
     except VariantError as exc:
         err.print(f"[red]{exc.code}: {exc.reason}[/]")
         raise typer.Exit(2) from None
-    count = getattr(rs, "perft", None)
-    if count is None:  # Yavoch: the tree hangs on dice and cards, so leaves are not positions
-        with_perft = ", ".join(sorted(n for n, r in RULESETS.items() if hasattr(r, "perft")))
+    counter = perft_of(rs)
+    if counter is None:  # Yavoch: the tree hangs on dice and cards, so leaves are not positions
+        with_perft = ", ".join(sorted(n for n, r in RULESETS.items() if perft_of(r)))
         err.print(f"[red]{rs.name} has no perft: its moves depend on dice (rulesets with perft: "
                   f"{with_perft})[/]")  # fmt: skip
         raise typer.Exit(2)
-    out.print(count(state, depth))
+    out.print(counter.perft(state, depth))
 
 
 @app.command()

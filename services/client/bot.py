@@ -18,6 +18,7 @@ from contracts.errors import ErrorCode
 from domain import fairplay
 from domain.core import Outcome, Ruleset
 from domain.core import table as tables
+from domain.core.ruleset import bot_policy_of, random_setup_of
 from domain.registry import event_decoder, find_ruleset
 from services.client.client import Client
 from services.runtime.bus import TabulaError
@@ -33,10 +34,10 @@ RETRIES = 8
 def greedy_policy(rs: Ruleset[Any, Any], state: Any, seat: int, rng: random.Random) -> Any:
     """Demand the fifty-move count once (so games end), prefer captures, else any move; None
     when there is no move (the game's end is then in the events still to come). A ruleset
-    with its own `bot_action(state, seat, choose)` (Yavoch: setup and turns) is asked that."""
-    own = getattr(rs, "bot_action", None)
+    with its own bot policy (Yavoch: setup and turns) is asked that."""
+    own = bot_policy_of(rs)
     if own is not None:
-        return own(state, seat, rng.randrange)
+        return own.bot_action(state, seat, rng.randrange)
     actions = [(a, rs.format_action(state, a)) for a in rs.legal_actions(state, seat)]
     moves = [(a, t) for a, t in actions if t not in NON_MOVES and t != "demand-mate"]
     if not moves:
@@ -78,8 +79,9 @@ class Seat:
             return f"seed-reveal {self.client_seed}"
         assert screen is not None
         if not screen.commitments[self.seat]:
-            make = table.ruleset.random_setup  # type: ignore[attr-defined]
-            self.setup = make(table.game, self.seat, self.rng.randrange)
+            maker = random_setup_of(table.ruleset)
+            assert maker is not None, f"{table.ruleset.name} makes no random setup for bots"
+            self.setup = maker.random_setup(table.game, self.seat, self.rng.randrange)
             digest = fairplay.setup_commitment(self.game_id, self.seat, self.setup_nonce,
                                                self.setup)  # fmt: skip
             return f"setup-commit {digest}"

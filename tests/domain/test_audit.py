@@ -41,7 +41,8 @@ from domain.audit import (
     StoreHead,
     audit,
 )
-from domain.core import Outcome, Rejection
+from domain.core import Capability, Outcome, Rejection
+from domain.core.ruleset import check_capabilities
 from tests.rulesets import register
 from tests.rulesets.driver import LocalGame, play_locally, setup_bytes
 
@@ -72,6 +73,7 @@ class AuditDice:
     numbers) and deals from a shuffled deck c0..c9."""
 
     name = "auditdice"
+    capabilities = frozenset({Capability.FORFEIT, Capability.HIDDEN_SETUP, Capability.CARDS})
     events = (Step,)
 
     def start(self, created: GameCreated) -> State:
@@ -99,6 +101,9 @@ class AuditDice:
             return Rejection(ErrorCode.ILLEGAL_ACTION, "a setup is three numbers")
         return None
 
+    def combined_setup_problem(self, state: State) -> str | None:
+        return None
+
     def forfeit(self, state: State, seat: int, reason: str) -> tuple[Event, ...]:
         return (GameEnded(result="0-1" if seat == 0 else "1-0", reason=reason, winners=[1 - seat]),)
 
@@ -111,6 +116,7 @@ class AuditDice:
 @pytest.fixture(autouse=True)
 def ruleset(monkeypatch: pytest.MonkeyPatch) -> AuditDice:
     rs = AuditDice()
+    check_capabilities(rs)  # type: ignore[arg-type]  # just enough of a ruleset
     monkeypatch.setitem(registry.RULESETS, rs.name, rs)
     return rs
 

@@ -42,6 +42,7 @@ from contracts.events import (
 )
 from domain import fairplay
 from domain.core import (
+    Capability,
     Decision,
     DrawRequest,
     DrawResult,
@@ -124,9 +125,13 @@ def _find(draws: Sequence[DrawResult], kind: str, n: int | None = None) -> DrawR
 
 
 class Race:
-    """The race ruleset (see the module docstring); also a `HiddenSetup`."""
+    """The race ruleset (see the module docstring), with every capability a game with seeds,
+    a hidden setup and cards may have but perft and a bot policy."""
 
     name = "race"
+    capabilities = frozenset(
+        {Capability.FORFEIT, Capability.HIDDEN_SETUP, Capability.RANDOM_SETUP, Capability.CARDS}
+    )
     events: tuple[type[Event], ...] = EVENTS
 
     # Game lifecycle -----------------------------------------------------------------------
