@@ -60,7 +60,7 @@ from domain.chess3d.position import (
     play,
     with_demand,
 )
-from domain.chess3d.variant import Config, parse_variant
+from domain.chess3d.variant import VARIANTS, Config, parse_variant
 from domain.core import (
     Capability,
     Decision,
@@ -122,6 +122,7 @@ class Chess3D:
 
     name = "chess3d"
     capabilities = frozenset({Capability.PERFT})
+    variants = VARIANTS
     events: tuple[type[Event], ...] = EVENTS
 
     # Game lifecycle -----------------------------------------------------------------------

@@ -1,10 +1,14 @@
-"""The configuration parameters of C3-0.2 and the variant string that names them."""
+"""The configuration parameters of C3-0.2 and the variant string that names them.
 
-from dataclasses import dataclass, fields
+`key=value` items joined by `+`, in any order, each at most once (domain/core/variant.py reads
+them); the canonical form sorts them and omits the defaults, "" for every default.
+"""
+
+from dataclasses import dataclass
 from typing import Final
 
-from contracts.errors import ErrorCode
-from domain.core import VariantError
+from domain.core import variant as shared
+from domain.core.variant import Parameter, ParamType, Value, Values, VariantSpec
 
 FIFTY_MOVE_MODES: Final = ("demand", "automatic", "off")
 
@@ -26,52 +30,74 @@ class Config:
     @property
     def variant(self) -> str:
         """Canonical variant string: `key=value` items, sorted, defaults omitted, joined by +."""
-        default = Config()
-        items = []
-        for f in fields(self):
-            value = getattr(self, f.name)
-            if value != getattr(default, f.name):
-                text = str(value).lower() if isinstance(value, bool) else str(value)
-                items.append(f"{f.name}={text}")
-        return "+".join(sorted(items))
+        return shared.format_variant(VARIANTS, self)
 
 
-def _bool(key: str, text: str) -> bool:
-    if text not in ("true", "false"):
-        raise VariantError(ErrorCode.BAD_VARIANT, f"{key} must be true or false, not {text!r}")
-    return text == "true"
+_DEFAULT: Final = Config()
+
+
+def _config(values: Values) -> Config:
+    return Config(
+        queen_directions=int(values.text("queen_directions")),
+        fifty_move_mode=values.text("fifty_move_mode"),
+        fifty_move_reset=values.flag("fifty_move_reset"),
+        depleted_equal_draw=values.flag("depleted_equal_draw"),
+        repetition_count=values.number("repetition_count"),
+    )
+
+
+def _values(config: Config) -> dict[str, Value]:
+    return {
+        "queen_directions": str(config.queen_directions),
+        "fifty_move_mode": config.fifty_move_mode,
+        "fifty_move_reset": config.fifty_move_reset,
+        "depleted_equal_draw": config.depleted_equal_draw,
+        "repetition_count": config.repetition_count,
+    }
+
+
+VARIANTS: Final = VariantSpec(
+    parameters=(
+        Parameter(
+            "queen_directions",
+            "26: the Queen slides in all 26 directions (C3-5.3); "
+            "18: Rook plus Bishop, no vertical diagonals",
+            ParamType.CHOICE,
+            str(_DEFAULT.queen_directions),
+            values=("26", "18"),
+        ),
+        Parameter(
+            "fifty_move_mode",
+            "how the fifty-move rule is triggered: on a demand, automatically, or never (C3-7.6)",
+            ParamType.CHOICE,
+            _DEFAULT.fifty_move_mode,
+            values=FIFTY_MOVE_MODES,
+        ),
+        Parameter(
+            "fifty_move_reset",
+            "captures and rank-advancing pawn moves restart the fifty-move count (C3-7.6)",
+            ParamType.BOOL,
+            _DEFAULT.fifty_move_reset,
+        ),
+        Parameter(
+            "depleted_equal_draw",
+            'the source\'s "well depleted and equal" draw (C3-7.4)',
+            ParamType.BOOL,
+            _DEFAULT.depleted_equal_draw,
+        ),
+        Parameter(
+            "repetition_count",
+            "occurrences of the same position that draw the game (C3-7.5)",
+            ParamType.INT,
+            _DEFAULT.repetition_count,
+            minimum=2,
+        ),
+    ),
+    to_config=_config,
+    from_config=_values,
+)
 
 
 def parse_variant(text: str) -> Config:
     """Parse `key=value+key=value` (C3-0.2); "" is the default configuration."""
-    values: dict[str, object] = {}
-    for item in text.split("+") if text else []:
-        key, sep, value = item.partition("=")
-        if not sep:
-            raise VariantError(ErrorCode.BAD_VARIANT, f"variant item {item!r} is not key=value")
-        if key in values:
-            raise VariantError(ErrorCode.BAD_VARIANT, f"variant key {key!r} given twice")
-        if key == "queen_directions":
-            if value not in ("26", "18"):
-                raise VariantError(ErrorCode.BAD_VARIANT, "queen_directions must be 26 or 18")
-            values[key] = int(value)
-        elif key == "fifty_move_mode":
-            if value not in FIFTY_MOVE_MODES:
-                raise VariantError(
-                    ErrorCode.BAD_VARIANT, "fifty_move_mode must be demand, automatic or off"
-                )
-            values[key] = value
-        elif key in ("fifty_move_reset", "depleted_equal_draw"):
-            values[key] = _bool(key, value)
-        elif key == "repetition_count":
-            if not value.isdigit() or int(value) < 2:
-                raise VariantError(
-                    ErrorCode.BAD_VARIANT, "repetition_count must be an integer of at least 2"
-                )
-            values[key] = int(value)
-        else:
-            known = ", ".join(f.name for f in fields(Config))
-            raise VariantError(
-                ErrorCode.BAD_VARIANT, f"unknown variant parameter {key!r} (known: {known})"
-            )
-    return Config(**values)  # type: ignore[arg-type]
+    return shared.parse(VARIANTS, text)

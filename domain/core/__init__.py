@@ -11,6 +11,7 @@ from domain.core.ruleset import (
     VariantError,
     fold,
 )
+from domain.core.variant import Parameter, ParamType, Variant, VariantSpec
 
 __all__ = [
     "Capability",
@@ -20,8 +21,12 @@ __all__ = [
     "HiddenSetup",
     "NeedDraws",
     "Outcome",
+    "ParamType",
+    "Parameter",
     "Rejection",
     "Ruleset",
+    "Variant",
     "VariantError",
+    "VariantSpec",
     "fold",
 ]

@@ -21,10 +21,13 @@ The service wraps these; they never call out. What later games need is in the sh
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any, Protocol, TypeVar, cast, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast, runtime_checkable
 
 from contracts.errors import ErrorCode
 from contracts.events import Event, GameCreated
+
+if TYPE_CHECKING:  # variant.py imports VariantError from here
+    from domain.core.variant import VariantSpec
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,6 +109,7 @@ class Ruleset(Protocol[S, A]):
 
     name: str
     capabilities: frozenset[Capability]  # its optional abilities (see Capability)
+    variants: "VariantSpec[Any]"  # its variants and parameters, and how to read and write them
     # The ruleset's own event types; with contracts.events.PLATFORM_EVENTS they form the union
     # stored in its games' streams.
     events: tuple[type[Event], ...]

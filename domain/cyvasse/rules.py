@@ -74,7 +74,7 @@ from domain.cyvasse.movegen import (
 )
 from domain.cyvasse.setup import Placement, encode_setup, parse_setup, random_placement, sealed
 from domain.cyvasse.terrain import BURNING, PROMOTION
-from domain.cyvasse.variant import Config, parse_variant
+from domain.cyvasse.variant import VARIANTS, Config, parse_variant
 
 
 class Command(StrEnum):
@@ -128,6 +128,7 @@ class Cyvasse:
     capabilities = frozenset(
         {Capability.PERFT, Capability.FORFEIT, Capability.HIDDEN_SETUP, Capability.RANDOM_SETUP}
     )
+    variants = VARIANTS
     events: tuple[type[Event], ...] = EVENTS
 
     # Game lifecycle -----------------------------------------------------------------------

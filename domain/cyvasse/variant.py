@@ -1,33 +1,22 @@
 """The configuration of CY-0.1/CY-0.2 and the variant string that names it.
 
-Grammar (docs/rules/cyvasse.md): items joined by `+`, in any order, each at most once:
-a version `A` | `B` | `C`; a board `square8` | `square10` | `hex91`; an option flag
-`dragon-reserve` | `super-trebuchet` | `dragonfyre` | `fortress-storming` | `wildfyre` |
-`fortress-promotion` | `sea-movement`; or a ruling parameter `key=value`. "" is version A on
-square8. The canonical form is the version, then the board unless square8, then the option flags
-sorted, then the parameters sorted, defaults omitted: `B+square10+dragon-reserve`.
+Grammar (docs/rules/cyvasse.md; read by domain/core/variant.py): items joined by `+`, in any
+order, each at most once: a version `A` | `B` | `C`; a board `square8` | `square10` | `hex91`;
+an option flag `dragon-reserve` | `super-trebuchet` | `dragonfyre` | `fortress-storming` |
+`wildfyre` | `fortress-promotion` | `sea-movement`; or a ruling parameter `key=value`. "" is
+version A on square8. The canonical form is the version, then the board unless square8, then
+the option flags sorted, then the parameters sorted, defaults omitted:
+`B+square10+dragon-reserve`. Options e, f, g and the Fortress bonus need terrain: outside
+version C they are accepted and dropped (CY-0.3); sea-movement needs hex91 (CY-R59).
 """
 
 from dataclasses import dataclass
 from typing import Final
 
-from contracts.errors import ErrorCode
-from domain.core import VariantError
+from domain.core import variant as shared
+from domain.core.variant import Parameter, ParamType, Value, Values, Variant, VariantSpec
 
-VERSIONS: Final = ("A", "B", "C")
 BOARDS: Final = {"square8": 8, "square10": 10, "hex91": 11}
-# option flag -> Config field (implemented ones); the others are refused by name.
-OPTIONS: Final = {
-    "dragon-reserve": "dragon_reserve",
-    "super-trebuchet": "super_trebuchet",
-    "dragonfyre": "dragonfyre",
-    "fortress-storming": "fortress_storming",
-    "wildfyre": "wildfyre",
-    "fortress-promotion": "fortress_promotion",
-    "sea-movement": "sea_movement",
-}
-# Options and parameters that need terrain: ignored unless version C (CY-0.3, CY-R59).
-TERRAIN_ONLY: Final = ("fortress_storming", "wildfyre", "fortress_promotion", "fortress_cap")
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,85 +55,152 @@ class Config:
 
     @property
     def variant(self) -> str:
-        items = [self.version]
-        if self.board != "square8":
-            items.append(self.board)
-        items.extend(sorted(flag for flag, name in OPTIONS.items() if getattr(self, name)))
-        params = []
-        if self.fortress_cap:
-            params.append("fortress_bonus_mode=cap")
-        if self.combined_replace:
-            params.append("combined_mountain_check=replace")
-        if not self.dragon_capture_over_mountains:
-            params.append("dragon_capture_over_mountains=false")
-        if self.no_progress_limit != 50:
-            limit = self.no_progress_limit
-            params.append(f"no_progress_limit={limit if limit else 'off'}")
-        if self.repetition_count != 3:
-            params.append(f"repetition_count={self.repetition_count}")
-        return "+".join(items + sorted(params))
+        return shared.format_variant(VARIANTS, self)
 
 
-def _bad(reason: str) -> VariantError:
-    return VariantError(ErrorCode.BAD_VARIANT, reason)
+_DEFAULT: Final = Config()
+
+
+def _config(values: Values) -> Config:
+    return Config(
+        version=values.text("version"),
+        board=values.text("board"),
+        dragon_reserve=values.flag("dragon-reserve"),
+        super_trebuchet=values.flag("super-trebuchet"),
+        dragonfyre=values.flag("dragonfyre"),
+        fortress_storming=values.flag("fortress-storming"),
+        wildfyre=values.flag("wildfyre"),
+        fortress_promotion=values.flag("fortress-promotion"),
+        sea_movement=values.flag("sea-movement"),
+        fortress_cap=values.text("fortress_bonus_mode") == "cap",
+        combined_replace=values.text("combined_mountain_check") == "replace",
+        dragon_capture_over_mountains=values.flag("dragon_capture_over_mountains"),
+        no_progress_limit=values.number("no_progress_limit"),
+        repetition_count=values.number("repetition_count"),
+    )
+
+
+def _values(config: Config) -> dict[str, Value]:
+    return {
+        "version": config.version,
+        "board": config.board,
+        "dragon-reserve": config.dragon_reserve,
+        "super-trebuchet": config.super_trebuchet,
+        "dragonfyre": config.dragonfyre,
+        "fortress-storming": config.fortress_storming,
+        "wildfyre": config.wildfyre,
+        "fortress-promotion": config.fortress_promotion,
+        "sea-movement": config.sea_movement,
+        "fortress_bonus_mode": "cap" if config.fortress_cap else "none_above_6",
+        "combined_mountain_check": "replace" if config.combined_replace else "none",
+        "dragon_capture_over_mountains": config.dragon_capture_over_mountains,
+        "no_progress_limit": config.no_progress_limit,
+        "repetition_count": config.repetition_count,
+    }
+
+
+def _flag(name: str, description: str, terrain: bool = False) -> Parameter:
+    """An option flag, off by default; one that needs terrain is dropped outside version C."""
+    only = ("C",) if terrain else ()
+    return Parameter(
+        name, description, ParamType.BOOL, False, bare=True, only=only, ignored=terrain
+    )
+
+
+VARIANTS: Final = VariantSpec(
+    key="version",
+    variants=(
+        Variant("A", "Basic: chess-like, no values"),
+        Variant("B", "Advanced: values and flanking"),
+        Variant("C", "Expert: B with terrain, ranged attacks and morale"),
+    ),
+    parameters=(
+        Parameter(
+            "board",
+            "square8; square10 is Optional Rule a (Larger Board); hex91 is Hex Cyvasse (CY-0.1)",
+            ParamType.CHOICE,
+            _DEFAULT.board,
+            values=tuple(BOARDS),
+            bare=True,
+        ),
+        _flag(
+            "dragon-reserve",
+            "Optional Rule b (hex: Hex b): the Dragon starts in reserve (CY-6.4.2)",
+        ),
+        _flag(
+            "super-trebuchet",
+            "Optional Rule c: Trebuchet captures pass over any men and Mountains (CY-6.4.3)",
+        ),
+        _flag(
+            "dragonfyre",
+            "Optional Rule d (hex: Hex c): the Dragon captures without moving (CY-5.4.5)",
+        ),
+        _flag(
+            "fortress-storming",
+            "Optional Rule e: a man that stormed the enemy Fortress may ruin it (CY-6.4.5)",
+            terrain=True,
+        ),
+        _flag(
+            "wildfyre",
+            "Optional Rule f: a stationary capture on Water sets it burning (CY-6.4.6)",
+            terrain=True,
+        ),
+        _flag(
+            "fortress-promotion",
+            "Optional Rule g: a man entering its own Fortress may be promoted (CY-6.4.7)",
+            terrain=True,
+        ),
+        Parameter(
+            "sea-movement",
+            "Hex Optional Rule a: a man on a port may sail to a neighbouring port (CY-6.5.2)",
+            ParamType.BOOL,
+            False,
+            bare=True,
+            needs=("board", "hex91"),
+        ),
+        Parameter(
+            "dragon_capture_over_mountains",
+            "the Dragon's displacement captures may pass over Mountains (CY-5.4.2)",
+            ParamType.BOOL,
+            _DEFAULT.dragon_capture_over_mountains,
+        ),
+        Parameter(
+            "combined_mountain_check",
+            "replace: setups whose Mountains together seal a square are set up again (CY-3.5)",
+            ParamType.CHOICE,
+            "none",
+            values=("none", "replace"),
+        ),
+        Parameter(
+            "fortress_bonus_mode",
+            "the Fortress bonus of men valued above 6: none, or up to the cap of 9 (CY-6.2.3)",
+            ParamType.CHOICE,
+            "none_above_6",
+            values=("none_above_6", "cap"),
+            only=("C",),
+            ignored=True,
+        ),
+        Parameter(
+            "no_progress_limit",
+            "moves by each side without progress that draw the game (CY-7.5)",
+            ParamType.INT,
+            _DEFAULT.no_progress_limit,
+            minimum=1,
+            zero="off",
+        ),
+        Parameter(
+            "repetition_count",
+            "occurrences of the same position that draw the game (CY-7.4)",
+            ParamType.INT,
+            _DEFAULT.repetition_count,
+            minimum=2,
+        ),
+    ),
+    to_config=_config,
+    from_config=_values,
+)
 
 
 def parse_variant(text: str) -> Config:
     """Parse the variant grammar above; raises VariantError (bad-variant) with the reason."""
-    values: dict[str, object] = {}
-    seen: set[str] = set()
-    for item in text.strip().split("+") if text.strip() else []:
-        key = item.partition("=")[0] if "=" in item else item
-        slot = "version" if item in VERSIONS else "board" if item in BOARDS else key
-        if slot in seen:
-            raise _bad(f"variant item {slot!r} given twice")
-        seen.add(slot)
-        if item in VERSIONS:
-            values["version"] = item
-        elif item in BOARDS:
-            values["board"] = item
-        elif item in OPTIONS:
-            values[OPTIONS[item]] = True
-        elif "=" in item:
-            _parameter(item, values)
-        else:
-            known = ", ".join([*VERSIONS, *BOARDS, *OPTIONS])
-            raise _bad(f"unknown variant item {item!r} (known: {known}, key=value parameters)")
-    if values.get("sea_movement") and values.get("board") != "hex91":  # CY-0.1, CY-R59
-        raise _bad("sea-movement (Hex Optional Rule a) needs the hex91 board")
-    if values.get("version") != "C":  # CY-0.3: e, f, g and the Fortress bonus need terrain
-        for name in TERRAIN_ONLY:
-            values.pop(name, None)
-    return Config(**values)  # type: ignore[arg-type]
-
-
-def _parameter(item: str, values: dict[str, object]) -> None:
-    key, _, value = item.partition("=")
-    if key == "dragon_capture_over_mountains":
-        if value not in ("true", "false"):
-            raise _bad("dragon_capture_over_mountains must be true or false")
-        values[key] = value == "true"
-    elif key == "combined_mountain_check":
-        if value not in ("none", "replace"):
-            raise _bad("combined_mountain_check must be none or replace")
-        values["combined_replace"] = value == "replace"
-    elif key == "fortress_bonus_mode":
-        if value not in ("none_above_6", "cap"):
-            raise _bad("fortress_bonus_mode must be none_above_6 or cap")
-        values["fortress_cap"] = value == "cap"
-    elif key == "no_progress_limit":
-        if value == "off":
-            values[key] = 0
-        elif value.isdigit() and int(value) >= 1:
-            values[key] = int(value)
-        else:
-            raise _bad("no_progress_limit must be a positive integer or off")
-    elif key == "repetition_count":
-        if not value.isdigit() or int(value) < 2:
-            raise _bad("repetition_count must be an integer of at least 2")
-        values[key] = int(value)
-    else:
-        raise _bad(
-            f"unknown variant parameter {key!r} (known: dragon_capture_over_mountains, "
-            "combined_mountain_check, fortress_bonus_mode, no_progress_limit, repetition_count)"
-        )
+    return shared.parse(VARIANTS, text)

@@ -34,7 +34,7 @@ from domain.yavoch.record import format_record, read_position
 from domain.yavoch.render import render
 from domain.yavoch.state import State
 from domain.yavoch.turns import has_valid_move, to_act
-from domain.yavoch.variant import parse_variant
+from domain.yavoch.variant import VARIANTS, parse_variant
 
 _win, _ended = agreement.win, agreement.ended
 
@@ -44,6 +44,7 @@ class Yavoch:
 
     name = "yavoch"
     capabilities = frozenset({Capability.FORFEIT, Capability.CARDS, Capability.BOT_POLICY})
+    variants = VARIANTS
     events: tuple[type[Event], ...] = EVENTS
 
     # Lifecycle ------------------------------------------------------------------------------

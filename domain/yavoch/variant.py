@@ -1,17 +1,20 @@
 """The configuration of Y-0.4 and the variant string that names it.
 
-Grammar (docs/rules/yavoch.md): the ruleset `decker` or `full` ("" is `decker`), then any
-parameters `key=value` joined by `+`, each at most once, e.g. `full+hand_limit=4+turn_limit=60`.
-The canonical form is the ruleset, then the parameters that differ from the default, sorted.
+Grammar (docs/rules/yavoch.md; read by domain/core/variant.py): the ruleset `decker` or `full`
+("" is `decker`), then any parameters `key=value` joined by `+`, each at most once, e.g.
+`full+hand_limit=4+turn_limit=60`; the cards' parameters are the full ruleset's only. The
+canonical form is the ruleset, then the parameters that differ from the default, sorted.
 """
 
-from dataclasses import dataclass, field, fields
-from typing import Final
+from dataclasses import dataclass, field
+from typing import Final, cast
 
 from contracts.errors import ErrorCode
 from domain.core import VariantError
+from domain.core import variant as shared
+from domain.core.variant import Parameter, ParamType, Value, Values, Variant, VariantSpec
 from domain.yavoch.field import CORE_DEFINITIONS, CoreDefinition
-from domain.yavoch.pieces import COMPONENTS, IMPACTS, MARKINGS, RECIPES, RULESETS, Fleet
+from domain.yavoch.pieces import COMPONENTS, IMPACTS, MARKINGS, RECIPES, Fleet
 
 # Y-1.10 `quadrants`: the four 3 x 3 blocks of a level, named by number; the table maps die rolls
 # 6, 7, 8, 9 to blocks. Default "1234": Alpha = block 1 (x <= 3, y <= 3), and so on.
@@ -23,10 +26,17 @@ BLOCKS: Final = {
 }
 # Y-2.8 `recipes`, written code -> components (sorted, for a canonical form).
 DEFAULT_RECIPES: Final = {code: tuple(sorted(parts)) for code, (_, parts) in RECIPES.items()}
-
-
-def _bad(reason: str) -> VariantError:
-    return VariantError(ErrorCode.BAD_VARIANT, reason)
+WEAPONS: Final = {  # Y-2.8: the secret weapons' names, for the recipes' descriptions
+    "TB": "Tractor Beam",
+    "AT": "Antimatter Torpedo",
+    "EV": "Evolution",
+    "CL": "Cloning",
+    "REA": "Remote Energy Absorber",
+    "RD": "Revenant Device",
+    "HD": "Hyperdrive",
+    "DF": "Deflector Field",
+    "SD": "Self Destruct",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,110 +76,185 @@ class Config:
 
     @property
     def variant(self) -> str:
-        params = []
-        default = Config()
-        for f in fields(self):
-            value, base = getattr(self, f.name), getattr(default, f.name)
-            if f.name in ("ruleset", "fleet", "recipes", "deck_impacts") or value == base:
-                continue
-            if isinstance(value, bool):
-                value = "true" if value else "false"
-            key = next((k for k, (name, _) in _INTS.items() if name == f.name), f.name)
-            params.append(f"{key}={value}")
-        for kind, n in _fleet_items(self.fleet):
-            if n != dict(_fleet_items(default.fleet))[kind]:
-                params.append(f"fleet.{kind}={n}")
-        if self.deck_impacts != default.deck_impacts:
-            params.append("deck.impacts=" + ("/".join(self.deck_impacts) or "none"))
-        for code, parts in self.recipes:
-            if parts != DEFAULT_RECIPES[code]:
-                params.append(f"recipe.{code}={'/'.join(parts)}")
-        return "+".join([self.ruleset, *sorted(params)])
+        return shared.format_variant(VARIANTS, self)
 
 
-def _fleet_items(fleet: Fleet) -> list[tuple[str, int]]:
-    return [(f.name, getattr(fleet, f.name)) for f in fields(fleet)]
+_DEFAULT: Final = Config()
+_FLEET: Final = Fleet()
 
 
-_INTS: Final = {  # key -> (field, minimum)
-    "capacity.ship": ("capacity_ship", 1),
-    "capacity.trych": ("capacity_trych", 1),
-    "start_energy": ("start_energy", 0),
-    "command_ship_defence": ("command_ship_defence", 1),
-    "turn_limit": ("turn_limit", 0),
-    "hand_limit": ("hand_limit", 3),
-    "deck.copies": ("deck_copies", 1),
-}
-_BOOLS: Final = {
-    "neornith_intermediate_on_field": "neornith_intermediate_on_field",
-    "defence_window_always": "defence_window_always",
-}
+def _config(values: Values) -> Config:
+    try:
+        fleet = Fleet(
+            command=values.number("fleet.command"),
+            neornith=values.number("fleet.neornith"),
+            squam=values.number("fleet.squam"),
+            archid=values.number("fleet.archid"),
+            trych=values.number("fleet.trych"),
+            gate_pairs=values.number("fleet.gate_pairs"),
+        )
+    except ValueError as exc:  # Y-2.1: the fleet must fit its home levels
+        raise VariantError(ErrorCode.BAD_VARIANT, str(exc)) from None
+    return Config(
+        ruleset=values.text("ruleset"),
+        fleet=fleet,
+        capacity_ship=values.number("capacity.ship"),
+        capacity_trych=values.number("capacity.trych"),
+        start_energy=values.number("start_energy"),
+        command_ship_defence=values.number("command_ship_defence"),
+        neornith_intermediate_on_field=values.flag("neornith_intermediate_on_field"),
+        core_definition=cast(CoreDefinition, values.text("core_definition")),
+        quadrants=values.text("quadrants"),
+        turn_limit=values.number("turn_limit"),
+        deck_copies=values.number("deck.copies"),
+        deck_impacts=values.texts("deck.impacts"),
+        recipes=tuple((code, values.texts(f"recipe.{code}")) for code in RECIPES),
+        hand_limit=values.number("hand_limit"),
+        defence_window_always=values.flag("defence_window_always"),
+    )
+
+
+def _values(config: Config) -> dict[str, Value]:
+    fleet = config.fleet
+    return {
+        "ruleset": config.ruleset,
+        "fleet.command": fleet.command,
+        "fleet.neornith": fleet.neornith,
+        "fleet.squam": fleet.squam,
+        "fleet.archid": fleet.archid,
+        "fleet.trych": fleet.trych,
+        "fleet.gate_pairs": fleet.gate_pairs,
+        "capacity.ship": config.capacity_ship,
+        "capacity.trych": config.capacity_trych,
+        "start_energy": config.start_energy,
+        "command_ship_defence": config.command_ship_defence,
+        "neornith_intermediate_on_field": config.neornith_intermediate_on_field,
+        "core_definition": config.core_definition,
+        "quadrants": config.quadrants,
+        "turn_limit": config.turn_limit,
+        "deck.copies": config.deck_copies,
+        "deck.impacts": config.deck_impacts,
+        **{f"recipe.{code}": parts for code, parts in config.recipes},
+        "hand_limit": config.hand_limit,
+        "defence_window_always": config.defence_window_always,
+    }
+
+
+def _count(
+    name: str, description: str, default: int, least: int = 0, only: tuple[str, ...] = ()
+) -> Parameter:
+    return Parameter(name, description, ParamType.INT, default, minimum=least, only=only)
+
+
+FULL: Final = ("full",)  # Y-0.4: the cards, hands and weapons are the full ruleset's only
+
+
+VARIANTS: Final = VariantSpec(
+    key="ruleset",
+    first=True,
+    variants=(
+        Variant("decker", "Captain Decker's Yavoch"),
+        Variant("full", "The Full Yavoch: decker plus cards, impact events and secret weapons"),
+    ),
+    parameters=(
+        _count("fleet.command", "Command ships per side (Y-2.1)", _FLEET.command, 1),
+        _count("fleet.neornith", "Neornith per side (Y-2.1)", _FLEET.neornith),
+        _count("fleet.squam", "Squam per side (Y-2.1)", _FLEET.squam),
+        _count("fleet.archid", "Archids per side (Y-2.1)", _FLEET.archid),
+        _count("fleet.trych", "Trych per side (Y-2.1)", _FLEET.trych),
+        _count("fleet.gate_pairs", "pairs of teleport gates per side (Y-2.1)", _FLEET.gate_pairs),
+        _count(
+            "capacity.ship",
+            "the most energy a Command ship, Neornith, Squam or Archid carries (Y-5.50)",
+            _DEFAULT.capacity_ship,
+            1,
+        ),
+        _count(
+            "capacity.trych", "the most energy a Trych carries (Y-5.50)", _DEFAULT.capacity_trych, 1
+        ),
+        _count(
+            "start_energy",
+            "energy placed on each non-Trych ship at setup (Y-3.5)",
+            _DEFAULT.start_energy,
+        ),
+        _count(
+            "command_ship_defence",
+            "the energy a Command ship counts as when attacked (Y-5.22)",
+            _DEFAULT.command_ship_defence,
+            1,
+        ),
+        Parameter(
+            "neornith_intermediate_on_field",
+            "a Neornith hop needs an on-field intermediate position (Y-5.13)",
+            ParamType.BOOL,
+            _DEFAULT.neornith_intermediate_on_field,
+        ),
+        Parameter(
+            "core_definition",
+            "which positions are core positions (Y-1.9)",
+            ParamType.CHOICE,
+            _DEFAULT.core_definition,
+            values=CORE_DEFINITIONS,
+        ),
+        Parameter(
+            "quadrants",
+            "the 3 x 3 blocks (1-4) that the rolls 6, 7, 8, 9 name (Y-1.10)",
+            ParamType.PERMUTATION,
+            _DEFAULT.quadrants,
+            values=tuple(BLOCKS),
+        ),
+        _count(
+            "turn_limit",
+            "turns per player after which the game is drawn; 0: none (Y-8.9)",
+            _DEFAULT.turn_limit,
+        ),
+        _count(
+            "deck.copies",
+            "copies of each component card in the deck (Y-2.7)",
+            _DEFAULT.deck_copies,
+            1,
+            only=FULL,
+        ),
+        Parameter(
+            "deck.impacts",
+            "the impact cards in the deck (Y-2.7)",
+            ParamType.SUBSET,
+            _DEFAULT.deck_impacts,
+            values=IMPACTS,
+            only=FULL,
+        ),
+        *(
+            Parameter(
+                f"recipe.{code}",
+                f"the components of the {WEAPONS.get(code, code)} (Y-2.8)",
+                ParamType.COMBINATION,
+                parts,
+                values=COMPONENTS[:-1],
+                size=3,
+                only=FULL,
+            )
+            for code, parts in DEFAULT_RECIPES.items()
+        ),
+        _count(
+            "hand_limit",
+            "cards a hand holds at the end of a turn (Y-6.13)",
+            _DEFAULT.hand_limit,
+            3,
+            only=FULL,
+        ),
+        Parameter(
+            "defence_window_always",
+            "open a defensive-response window whenever public facts allow one (Y-5.96)",
+            ParamType.BOOL,
+            _DEFAULT.defence_window_always,
+            only=FULL,
+        ),
+    ),
+    to_config=_config,
+    from_config=_values,
+)
 
 
 def parse_variant(text: str) -> Config:
     """Parse the variant grammar above; raises VariantError (bad-variant) with the reason."""
-    items = text.strip().split("+") if text.strip() else []
-    ruleset = "decker"
-    if items and "=" not in items[0]:
-        ruleset = items.pop(0)
-        if ruleset not in RULESETS:
-            raise _bad(f"Y-0.1: the rulesets are decker and full, not {ruleset!r}")
-    values: dict[str, object] = {"ruleset": ruleset}
-    fleet: dict[str, int] = dict(_fleet_items(Fleet()))
-    recipes = dict(DEFAULT_RECIPES)
-    seen: set[str] = set()
-    for item in items:
-        key, eq, value = item.partition("=")
-        if not eq:
-            raise _bad(f"variant item {item!r}: the ruleset comes first; then key=value")
-        if key in seen:
-            raise _bad(f"variant parameter {key!r} given twice")
-        seen.add(key)
-        if key in _INTS:
-            name, least = _INTS[key]
-            values[name] = _int(key, value, least)
-        elif key in _BOOLS:
-            if value not in ("true", "false"):
-                raise _bad(f"{key} must be true or false")
-            values[_BOOLS[key]] = value == "true"
-        elif key == "core_definition":
-            if value not in CORE_DEFINITIONS:
-                raise _bad(f"core_definition must be one of {', '.join(CORE_DEFINITIONS)}")
-            values[key] = value
-        elif key == "quadrants":
-            if sorted(value) != sorted(BLOCKS):
-                raise _bad("quadrants names the blocks for rolls 6-9, a permutation of 1234")
-            values[key] = value
-        elif key.startswith("fleet.") and key[6:] in fleet:
-            fleet[key[6:]] = _int(key, value, 1 if key == "fleet.command" else 0)
-        elif key == "deck.impacts":
-            codes = () if value == "none" else tuple(value.split("/"))
-            if not set(codes) <= set(IMPACTS) or len(set(codes)) != len(codes):
-                raise _bad(f"deck.impacts: none, or distinct codes of {'/'.join(IMPACTS)}")
-            values["deck_impacts"] = tuple(i for i in IMPACTS if i in codes)
-        elif key.startswith("recipe.") and key[7:] in recipes:
-            parts = tuple(sorted(value.split("/")))
-            if len(parts) != 3 or not set(parts) <= set(COMPONENTS) - {"ANY"}:
-                raise _bad(f"{key}: three components of {'/'.join(COMPONENTS[:-1])}")
-            recipes[key[7:]] = parts
-        else:
-            raise _bad(
-                f"unknown variant parameter {key!r} (known: {', '.join(_INTS)}, "
-                f"{', '.join(_BOOLS)}, core_definition, quadrants, fleet.<kind>, deck.impacts, "
-                "recipe.<code>)"
-            )
-    try:
-        values["fleet"] = Fleet(**fleet)
-    except ValueError as exc:
-        raise _bad(str(exc)) from None
-    values["recipes"] = tuple(recipes.items())
-    full_only = {"hand_limit", "defence_window_always", "deck.copies", "deck.impacts"}
-    if ruleset == "decker" and seen & (full_only | {f"recipe.{c}" for c in recipes}):
-        raise _bad("Y-0.4: cards, hands and recipes are parameters of the full ruleset only")
-    return Config(**values)  # type: ignore[arg-type]
-
-
-def _int(key: str, value: str, least: int) -> int:
-    if not value.isdigit() or int(value) < least:
-        raise _bad(f"{key} must be an integer of at least {least}")
-    return int(value)
+    return shared.parse(VARIANTS, text)

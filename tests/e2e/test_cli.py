@@ -171,6 +171,30 @@ def test_perft_prints_the_leaf_count(tmp_path: Path) -> None:
     assert "yavoch has no perft" in dice.stderr
 
 
+def test_rulesets_lists_every_ruleset_with_its_variants_and_parameters(tmp_path: Path) -> None:
+    """`tabula rulesets` (no stack needed): every ruleset, its named variants and parameters
+    with their allowed values and defaults; --json the same for machines."""
+    shown = tabula(tmp_path, "rulesets")
+    assert shown.returncode == 0, shown.stderr
+    for name, default in (("chess3d", "every default"), ("cyvasse", "A"), ("yavoch", "decker")):
+        assert f'{name} (variant "" is {default})' in shown.stdout.splitlines()
+    for line in (
+        r"repetition_count +an integer of at least 2; default 3",
+        r"hand_limit +an integer of at least 3; default 5; full ruleset only",
+        r"board +square8, square10 or hex91; default square8",
+    ):
+        assert re.search(rf"^ +{line}$", shown.stdout, re.MULTILINE), line
+    machine = tabula(tmp_path, "rulesets", "--json")
+    assert machine.returncode == 0, machine.stderr
+    rulesets = {r["name"]: r for r in json.loads(machine.stdout)}
+    assert {"chess3d", "cyvasse", "yavoch"} <= set(rulesets)
+    yavoch = rulesets["yavoch"]
+    assert [v["name"] for v in yavoch["variants"]] == ["decker", "full"]
+    hand_limit = next(p for p in yavoch["parameters"] if p["name"] == "hand_limit")
+    assert (hand_limit["type"], hand_limit["default"], hand_limit["minimum"]) == ("int", 5, 3)
+    assert hand_limit["only"] == ["full"]
+
+
 def test_demo_yavoch_audits_every_game_and_replay_draws_the_levels(tmp_path: Path) -> None:
     """`tabula demo --ruleset yavoch --audit`: bots play, then every game passes the audit;
     `tabula replay` draws the five levels side by side."""

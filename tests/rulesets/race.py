@@ -51,6 +51,7 @@ from domain.core import (
     Rejection,
     VariantError,
 )
+from domain.core.variant import VariantSpec
 
 TARGET: Final = 20
 DECK_SIZE: Final = 10
@@ -132,6 +133,7 @@ class Race:
     capabilities = frozenset(
         {Capability.FORFEIT, Capability.HIDDEN_SETUP, Capability.RANDOM_SETUP, Capability.CARDS}
     )
+    variants: VariantSpec[Any] = VariantSpec()  # none: only "" (create refuses any other)
     events: tuple[type[Event], ...] = EVENTS
 
     # Game lifecycle -----------------------------------------------------------------------

@@ -1,0 +1,111 @@
+"""The commands about the rulesets themselves, offline: perft, rulesets, schema."""
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import msgspec
+import typer
+from rich.markup import escape
+
+from domain.core import VariantError, VariantSpec
+from domain.core.ruleset import perft_of
+from domain.core.variant import (
+    allowed,
+    defaults,
+    describe,
+    format_value,
+    format_values,
+    requirement,
+)
+from domain.registry import RULESETS, find_ruleset
+from services.cli.common import err, out
+
+
+def perft(
+    ruleset: str,
+    depth: Annotated[int, typer.Option(min=0, help="Plies to count.")] = 1,
+    position: Annotated[str, typer.Option(help="Start position (ruleset notation).")] = "",
+    variant: Annotated[str, typer.Option(help="Variant string.")] = "",
+) -> None:
+    """Count leaf positions of the move tree (the classic move-generator check)."""
+    try:
+        rs = find_ruleset(ruleset)
+        state = rs.start(rs.create(variant, position))
+    except VariantError as exc:
+        err.print(f"[red]{exc.code}: {exc.reason}[/]")
+        raise typer.Exit(2) from None
+    counter = perft_of(rs)
+    if counter is None:  # Yavoch: the tree hangs on dice and cards, so leaves are not positions
+        with_perft = ", ".join(sorted(n for n, r in RULESETS.items() if perft_of(r)))
+        err.print(f"[red]{rs.name} has no perft: its moves depend on dice (rulesets with perft: "
+                  f"{with_perft})[/]")  # fmt: skip
+        raise typer.Exit(2)
+    out.print(counter.perft(state, depth))
+
+
+def schema(
+    out_dir: Annotated[Path, typer.Option("--out", help="Where to write.")] = Path("docs/schemas"),
+) -> None:
+    """Export JSON Schema for every message into docs/schemas/."""
+    from contracts.schemas import all_schemas
+
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        for name, doc in all_schemas().items():
+            (out_dir / f"{name}.json").write_bytes(msgspec.json.format(msgspec.json.encode(doc)))
+    except OSError as exc:
+        err.print(f"cannot write {exc.filename}: {exc.strerror}", style="red", markup=False,
+                  highlight=False)  # fmt: skip
+        raise typer.Exit(2) from None
+    out.print(
+        f"wrote {len(all_schemas())} schemas to {out_dir} (rulesets: {', '.join(sorted(RULESETS))})"
+    )
+
+
+def rulesets(
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON, for machines.")] = False,
+) -> None:
+    """List every ruleset with its named variants and parameters: defaults and allowed values."""
+    if as_json:
+        doc = [{"name": name, **describe(rs.variants)} for name, rs in RULESETS.items()]
+        typer.echo(msgspec.json.format(msgspec.json.encode(doc)).decode())
+        return
+    for name, rs in RULESETS.items():
+        for line in spec_lines(name, rs.variants):
+            out.print(line, highlight=False)
+
+
+def spec_lines(name: str, spec: VariantSpec[Any]) -> list[str]:
+    """A ruleset's variants as an indented list (rich markup, the texts escaped)."""
+    if not spec.variants and not spec.parameters:
+        return [f'[bold]{name}[/] (no variants: only "")']
+    default = format_values(spec, defaults(spec))
+    lines = [f'[bold]{name}[/] (variant "" is {default or "every default"})']
+    names = [v.name for v in spec.variants] + [p.name for p in spec.parameters]
+    width = 2 + max(len(n) for n in names)
+    if spec.variants:
+        where = "first" if spec.first else "anywhere"
+        lines.append(f"  {spec.key}s (one, written {where}; default {spec.default_variant}):")
+        lines += [f"    {v.name:<{width}}{escape(v.description)}" for v in spec.variants]
+    sections = (
+        ("values written alone", [p for p in spec.parameters if p.bare and not p.flag]),
+        ("flags (set by naming them)", [p for p in spec.parameters if p.flag]),
+        ("parameters (key=value)", [p for p in spec.parameters if not p.bare]),
+    )
+    for title, params in sections:
+        if params:
+            lines.append(f"  {title}:")
+        for p in params:
+            facts = (
+                ["off by default"]
+                if p.flag
+                else [allowed(p), f"default {format_value(p, p.default)}"]
+            )
+            if p.only:
+                ignored = ", ignored otherwise" if p.ignored else ""
+                facts.append(f"{' or '.join(p.only)} {spec.key} only{ignored}")
+            if p.needs:
+                facts.append(f"needs {requirement(spec, p.needs)}")
+            lines.append(f"    {p.name:<{width}}{escape('; '.join(facts))}")
+            lines.append(f"    {'':<{width}}{escape(p.description)}")
+    return lines

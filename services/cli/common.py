@@ -1,0 +1,107 @@
+"""What every `tabula` command shares: the consoles, the settings, and reading the store."""
+
+import asyncio
+import contextlib
+from collections.abc import Iterator
+from typing import Any
+
+import nats.errors
+import redis.exceptions
+import typer
+from rich.console import Console
+
+from contracts.envelope import StoredEvent
+from domain.audit import StoreHead
+from services.runtime import config
+from services.runtime.eventstore import EventStore
+
+out = Console(soft_wrap=True)  # never fold positions, hashes or event bodies
+err = Console(stderr=True, soft_wrap=True)
+
+
+def settings() -> config.Settings:
+    try:
+        loaded = config.load()
+    except config.ConfigError as exc:
+        err.print(f"[red]{exc}[/]")
+        raise typer.Exit(2) from None
+    if loaded.found_at is not None:
+        err.print(f"using the Tabula stack in {loaded.found_at}", style="dim", highlight=False)
+    return loaded
+
+
+def with_store(fn: Any, admin: bool = False) -> Any:
+    """Run `fn(store)`: as the store's read-only user, or its admin (`import` only)."""
+
+    async def run() -> Any:
+        s = settings()
+        store = EventStore.from_url(s.admin_redis_url if admin else s.redis_url)
+        try:
+            return await fn(store)
+        finally:
+            await store.close()
+
+    with servers_answer():
+        return asyncio.run(run())
+
+
+@contextlib.contextmanager
+def servers_answer() -> Iterator[None]:
+    """A server that cannot be reached, or refuses us, is one red line and exit 1."""
+    try:
+        yield
+    except (redis.exceptions.RedisError, nats.errors.Error, OSError) as exc:
+        err.print(server_trouble(exc), style="red", markup=False, highlight=False)
+        raise typer.Exit(1) from None
+
+
+def server_trouble(exc: Exception) -> str:
+    """What went wrong, in one line. Never the URL: it may carry a password."""
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    if isinstance(exc, redis.exceptions.ConnectionError | redis.exceptions.TimeoutError):
+        return f"cannot reach Redis: {text}"
+    if isinstance(exc, redis.exceptions.RedisError):
+        return f"Redis refused: {text}"
+    if isinstance(exc, nats.errors.Error):
+        return f"NATS: {text}"
+    return f"cannot reach the servers: {text}"
+
+
+def load_log(game_id: str) -> list[StoredEvent]:
+    stored: list[StoredEvent] = with_store(lambda s: s.read_all(game_id))
+    if not stored:
+        err.print(f"[red]no game {game_id}[/]")
+        raise typer.Exit(1)
+    return stored
+
+
+READS = 10  # attempts at reading a game in play between two of its appends
+
+
+async def read_head(store: EventStore, game_id: str) -> StoreHead | None:
+    """The store's own record of the game (its meta hash), None when it has none."""
+    head = await store.head(game_id)
+    return StoreHead(head.version, head.hash, head.result) if head else None
+
+
+async def read_game(store: EventStore, game_id: str) -> tuple[list[StoredEvent], StoreHead | None]:
+    """A game's log and the store's head as of one moment. One script moves both at each
+    append, so a head unchanged from before the log was read to after it matches the log; a
+    game in play that moved on meanwhile is read again."""
+    for _ in range(READS):
+        head = await read_head(store, game_id)
+        stored = await store.read_all(game_id)
+        if await read_head(store, game_id) == head:
+            return stored, head
+    err.print(f"[red]game {game_id} kept changing while it was read: try again[/]")
+    raise typer.Exit(1)
+
+
+def load_game(game_id: str) -> tuple[list[StoredEvent], StoreHead]:
+    """A game's log from Redis with the store's head. A log without a head is checked against
+    version 0, so a meta deleted to hide a cut fails too."""
+    stored, head = with_store(lambda s: read_game(s, game_id))
+    if not stored and head is None:
+        err.print(f"[red]no game {game_id}[/]")
+        raise typer.Exit(1)
+    return stored, head or StoreHead(0, "")
