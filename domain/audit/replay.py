@@ -83,6 +83,6 @@ class Replay(AuditState):
                 self.table = open_table(self.ruleset, self.game_id, event)
             else:
                 self.table = evolve(self.table, event)
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001  # whatever a damaged log breaks is a finding
             raise Discrepancy(f"replay: the table cannot fold it: {exc!r}") from None
         self.folded += 1

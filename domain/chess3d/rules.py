@@ -178,7 +178,7 @@ class Chess3D:
         pos = state.pos
         if command in agreement.VERBS:  # C3-7.7, C3-7.8
             return agreement.decide(command, seat, pos.turn, state.offer, state.offered, "C3-7.7")
-        # demand-mate (C3-7.6)
+        # The demand-mate command (C3-7.6).
         mode = state.config.fifty_move_mode
         if mode != "demand":
             clause = "C3-7.6.3" if mode == "automatic" else "C3-7.6.4"

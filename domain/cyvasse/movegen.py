@@ -193,7 +193,7 @@ def legal_moves(cfg: Config, geo: Geometry, pos: Position) -> list[Move]:
     """Every legal board action of the side to move; `pass` alone in B, C when none (CY-4.3)."""
     if pos.terrain:
         moves = version_c.legal_moves(cfg, geo, pos)
-        return moves if moves else [PASS_MOVE]
+        return moves or [PASS_MOVE]
     moves = [m for m in pseudo_moves(cfg, geo, pos) if is_legal(cfg, geo, pos, m)]
     if not moves and cfg.values:
         return [PASS_MOVE]

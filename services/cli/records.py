@@ -66,7 +66,7 @@ def replay(
     try:
         ruleset, events = decode_log(stored)
         table = tables.fold(ruleset, stored[0].game_id, events)  # as the rules service folds it
-    except Exception as exc:  # a damaged log can break the fold anywhere: the audit names where
+    except Exception as exc:  # noqa: BLE001  # a damaged log breaks the fold anywhere: the audit names where
         err.print(f"cannot replay {what}: {exc}; `tabula audit` names the bad event",
                   style="red", markup=False, highlight=False)  # fmt: skip
         raise typer.Exit(1) from None

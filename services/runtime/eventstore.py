@@ -283,7 +283,7 @@ class EventStore:
     async def _settle(self, batch: list[_Pending]) -> None:
         try:
             results = await self._run_batch(batch)
-        except Exception as exc:  # the whole round trip failed: every caller hears it
+        except Exception as exc:  # noqa: BLE001  # the round trip failed: every caller hears it
             for p in batch:
                 if not p.future.done():
                     p.future.set_exception(exc)

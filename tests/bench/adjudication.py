@@ -59,8 +59,10 @@ def time_greedy(games: int, max_plies: int) -> list[float]:
 def summary(name: str, timings: list[float]) -> str:
     us = sorted(t * 1e6 for t in timings)
     p99 = us[min(len(us) - 1, int(len(us) * 0.99))]
-    return f"  {name:<34} median {statistics.median(us):6.1f} us   p99 {p99:6.1f} us   " \
-           f"({len(us)} actions)"  # fmt: skip
+    return (
+        f"  {name:<34} median {statistics.median(us):6.1f} us   p99 {p99:6.1f} us   "
+        f"({len(us)} actions)"
+    )
 
 
 def main(argv: list[str] | None = None) -> None:

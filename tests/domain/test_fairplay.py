@@ -599,7 +599,7 @@ def test_openssl_recipe_matches() -> None:
             **env,
         )
         assert bytes.fromhex(block) == fp.stream_block(SEED, GAME, MIX, nonce, 0)
-        # "read hex pairs left to right; the first below fa (250) gives value mod 10"
+        # The recipe reads hex pairs left to right; the first below fa (250) gives value mod 10.
         first = next(int(block[i : i + 2], 16) for i in range(0, 64, 2) if block[i : i + 2] < "fa")
         assert first % 10 == face == fp.die(SEED, GAME, MIX, nonce, 10)
     salt = _sh('printf \'%s\' "salt:v1:$GAME:3" | openssl dgst -sha256 -hmac "$SERVER_SEED"', **env)

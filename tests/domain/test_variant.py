@@ -95,8 +95,10 @@ def test_only_refuses_or_drops_and_needs_refuses() -> None:
     [
         (
             "huge",
-            "unknown variant item 'huge' (known: basic, deluxe, small, large, fast, dice, "
-            "wide, key=value parameters)",
+            (
+                "unknown variant item 'huge' (known: basic, deluxe, small, large, fast, dice, "
+                "wide, key=value parameters)"
+            ),
         ),
         ("basic+deluxe", "variant item 'edition' given twice"),
         ("small+large", "variant item 'size' given twice"),

@@ -135,7 +135,7 @@ async def one(client: Client, case: Case, source: str, tally: Tally) -> None:
     try:
         reply = await ask(client, subject, payload)
         code = str(reply.get("code", reply["reply"]))
-    except Exception as exc:  # no reply, or not a reply: a failure either way
+    except Exception as exc:  # noqa: BLE001  # no reply, or not a reply: a failure either way
         code = f"no reply: {type(exc).__name__}"
         tally.failures.append(f"{code} ({exc}) to {shown(case)}")
     else:
@@ -361,9 +361,11 @@ async def fuzz(home: Path, up: int, n: int) -> tuple[Tally, list[str]]:
     report += [
         f"  games index {indexed} -> {indexed_after}; DBSIZE {size} -> {size_after}",
         f"  valid requests answered as such: {answered or 'none'}",
-        f"  {len(new_games)} new games ({len(new_games & tally.created)} named by `created` "
-        f"replies, {len(new_games - tally.created)} made by matchmaking); {events} events "
-        f"appended, to {sum(h > heads.get(g, 0) for g, h in heads_after.items())} games",
+        (
+            f"  {len(new_games)} new games ({len(new_games & tally.created)} named by `created` "
+            f"replies, {len(new_games - tally.created)} made by matchmaking); {events} events "
+            f"appended, to {sum(h > heads.get(g, 0) for g, h in heads_after.items())} games"
+        ),
         "  keys of new games: " + (", ".join(f"{n} {k}" for k, n in sorted(made.items()))
                                    or "none"),
         f"  created by the randomness service for {len(tally.seeded)} game ids with a seed or "

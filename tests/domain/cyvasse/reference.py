@@ -413,10 +413,11 @@ def after_c(pos: Pos, action: Action) -> Pos:
     kind, fr, to = action
     men, tiles, reserve = dict(pos.men), dict(pos.tiles), set(pos.reserve)
     side = pos.side
-    storm = {}
-    for sq, (who, ok) in pos.storm.items():
-        if who == side and not (kind == "ruin" and to == sq) and not (kind[0] in "-x" and fr == sq):
-            storm[sq] = (who, ok)
+    storm = {
+        sq: (who, ok)
+        for sq, (who, ok) in pos.storm.items()
+        if who == side and not (kind == "ruin" and to == sq) and not (kind[0] in "-x" and fr == sq)
+    }
     if kind == "@":
         assert to is not None
         men[to] = (side, "D")

@@ -71,15 +71,19 @@ def play_random_game(variant: str, seed: int, timings: list[float] | None = None
         "C",
         "C+square10",
         "C+fortress-promotion+fortress-storming+wildfyre",
-        "C+dragon-reserve+dragonfyre+fortress-promotion+fortress-storming+super-trebuchet"
-        "+wildfyre+fortress_bonus_mode=cap",
+        (
+            "C+dragon-reserve+dragonfyre+fortress-promotion+fortress-storming+super-trebuchet"
+            "+wildfyre+fortress_bonus_mode=cap"
+        ),
         "A+hex91",
         "B+hex91",
         "C+hex91",
         "A+hex91+dragon-reserve+dragonfyre+sea-movement+super-trebuchet",
         "B+hex91+dragon-reserve+dragonfyre+sea-movement+super-trebuchet",
-        "C+hex91+dragon-reserve+dragonfyre+fortress-promotion+fortress-storming+sea-movement"
-        "+super-trebuchet+wildfyre",
+        (
+            "C+hex91+dragon-reserve+dragonfyre+fortress-promotion+fortress-storming+sea-movement"
+            "+super-trebuchet+wildfyre"
+        ),
     ],
 )
 def test_random_games_replay_and_end(variant: str) -> None:
