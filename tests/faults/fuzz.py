@@ -29,15 +29,12 @@ Run: .venv/bin/python -m tests.faults.fuzz [--messages 50000]
 import argparse
 import asyncio
 import contextlib
-import os
 import re
-import signal
-import subprocess
 import sys
 import tempfile
 import threading
 import time
-from collections import Counter, defaultdict, deque
+from collections import Counter, defaultdict
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -66,8 +63,8 @@ from tests.faults.hostile import (
     hostile,
     typed,
 )
+from tests.stack import embedded_stack
 
-TABULA = str(Path(sys.executable).parent / "tabula")
 PLAYER: dict[str, type[Any]] = {**SUBJECTS, subjects.RULES_KEYS: GetKeys}
 TYPES = {**PLAYER, **RANDOMNESS}
 # The legit games, created by the player before the run: (ruleset, variant). Typed messages
@@ -226,24 +223,6 @@ async def keys(redis: Any) -> tuple[int, int, set[str]]:
     return await redis.zcard(GAMES_INDEX), await redis.dbsize(), every
 
 
-def start(home: Path) -> tuple[subprocess.Popen[str], deque[str]]:
-    """`tabula up` in `home`, serving; its later output drained into a bounded tail."""
-    env = {k: v for k, v in os.environ.items() if k not in ("NATS_URL", "REDIS_URL")}
-    env["TABULA_HOME"] = str(home)
-    up = subprocess.Popen([TABULA, "up"], env=env, stdout=subprocess.PIPE,
-                          stderr=subprocess.STDOUT, text=True)  # fmt: skip
-    assert up.stdout is not None
-    for line in up.stdout:
-        if "Serving" in line:
-            break
-    else:
-        up.wait()
-        sys.exit("`tabula up` stopped before serving")
-    tail: deque[str] = deque(maxlen=200)
-    threading.Thread(target=tail.extend, args=(up.stdout,), daemon=True).start()
-    return up, tail
-
-
 def plan(n: int, player: Client, rules: Client, games: list[Legit]) -> list[Run]:
     """n messages: 3/4 as the player, 1/4 as the rules service; of each, half typed, 1/20 raw
     or oversize, the rest hostile."""
@@ -385,13 +364,9 @@ def main() -> None:
     n = p.parse_args().messages
     with tempfile.TemporaryDirectory() as tmp:
         home = Path(tmp)
-        up, tail = start(home)
-        try:
-            tally, report = asyncio.run(fuzz(home, up.pid, n))
-        finally:
-            up.send_signal(signal.SIGINT)
-            up.wait(timeout=60)
-        report.append(f"  `tabula up` exited with {up.returncode}")
+        with embedded_stack(home) as up:
+            tally, report = asyncio.run(fuzz(home, up.proc.pid, n))
+        report.append(f"  `tabula up` exited with {up.proc.returncode}")
         errors, samples = Counter[str](), []
         for log in sorted((home / "logs").glob("*.log")):
             for line in log.read_text(errors="replace").splitlines():
@@ -400,7 +375,7 @@ def main() -> None:
                     if errors[log.name] <= 3:  # the first few, for the report
                         samples.append(f"  {log.name}: {line[:1500]}")
     failures = tally.failures
-    failures += [f"`tabula up`: {line.strip()}" for line in tail if "restarting" in line]
+    failures += [f"`tabula up`: {line.strip()}" for line in up.output if "restarting" in line]
     print(f"\n{tally.codes.total()} messages in {time.monotonic() - tally.started:.1f} s")
     print("per subject:")
     for s, n in sorted(tally.subjects.items()):

@@ -26,15 +26,12 @@ import os
 import random
 import signal
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
-
-import msgspec
 
 from contracts.commands import Receipt
 from domain.audit import audit
@@ -43,8 +40,8 @@ from services.client.bot import RETRIES, TRANSIENT, play_seat
 from services.client.client import Client, Seated, TabulaError, new_id
 from services.runtime.config import StackFile
 from services.runtime.eventstore import EventStore
+from tests.stack import embedded_stack
 
-TABULA = str(Path(sys.executable).parent / "tabula")
 TABLES = (
     ("chess3d", ""),
     ("cyvasse", "A"),
@@ -304,24 +301,13 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         p.error(f"unknown fault kinds {sorted(unknown)}; known: {', '.join(KINDS)}")
     with tempfile.TemporaryDirectory() as home:
-        env = {k: v for k, v in os.environ.items() if k not in ("NATS_URL", "REDIS_URL")}
-        env |= {"TABULA_HOME": home, "TABULA_SWEEP_S": "2"}
-        up = subprocess.Popen([TABULA, "up"], env=env, stdout=subprocess.PIPE,
-                              stderr=subprocess.STDOUT, text=True)  # fmt: skip
+        up = None
         try:
-            assert up.stdout is not None
-            for line in up.stdout:
-                if "Serving" in line:
-                    break
-            else:
-                print("`tabula up` stopped before serving")
-                return 1
-            stack = msgspec.json.decode((Path(home) / "stack.json").read_bytes(), type=StackFile)
-            return asyncio.run(play(stack, Run(up.pid), args))
+            with embedded_stack(Path(home), TABULA_SWEEP_S="2") as up:
+                return asyncio.run(play(up.stack, Run(up.proc.pid), args))
         finally:
-            up.send_signal(signal.SIGINT)
-            out, _ = up.communicate(timeout=120)
-            print("tabula up said, while the faults ran:\n" + out, end="")
+            if up is not None:
+                print("tabula up said, while the faults ran:\n" + "".join(up.output), end="")
 
 
 if __name__ == "__main__":

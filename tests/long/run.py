@@ -8,13 +8,13 @@ Run: .venv/bin/python -m tests.long.run [--games 200]
 
 import argparse
 import os
-import signal
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-TABULA = str(Path(sys.executable).parent / "tabula")
+from tests.stack import TABULA, embedded_stack
+
 VARIANTS = ("decker", "full")
 
 
@@ -22,30 +22,18 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--games", type=int, default=200, help="games per ruleset")
     args = p.parse_args()
-    with tempfile.TemporaryDirectory() as home:
+    failed = []
+    with tempfile.TemporaryDirectory() as home, embedded_stack(Path(home)):
         env = {k: v for k, v in os.environ.items() if k not in ("NATS_URL", "REDIS_URL")}
-        env["TABULA_HOME"] = home
-        up = subprocess.Popen([TABULA, "up"], env=env, stdout=subprocess.PIPE,
-                              stderr=subprocess.STDOUT, text=True)  # fmt: skip
-        failed = []
-        try:
-            assert up.stdout is not None
-            for line in up.stdout:
-                if "Serving" in line:
-                    break
-            else:
-                sys.exit("`tabula up` stopped before serving")
-            for variant in VARIANTS:
-                print(f"yavoch {variant}: {args.games} games through the services, then audited",
-                      flush=True)  # fmt: skip
-                demo = subprocess.run([TABULA, "demo", "--ruleset", "yavoch", "--variant",
-                                       variant, "--games", str(args.games), "--audit"],
-                                      env=env, check=False)  # fmt: skip
-                if demo.returncode != 0:
-                    failed.append(variant)
-        finally:
-            up.send_signal(signal.SIGINT)
-            up.communicate(timeout=60)
+        env["TABULA_HOME"] = home  # `tabula demo` finds the stack there
+        for variant in VARIANTS:
+            print(f"yavoch {variant}: {args.games} games through the services, then audited",
+                  flush=True)  # fmt: skip
+            demo = subprocess.run([TABULA, "demo", "--ruleset", "yavoch", "--variant",
+                                   variant, "--games", str(args.games), "--audit"],
+                                  env=env, check=False)  # fmt: skip
+            if demo.returncode != 0:
+                failed.append(variant)
     if failed:
         sys.exit(f"FAILED: {', '.join(failed)}")
     print("OK: every game finished and passed the audit")
