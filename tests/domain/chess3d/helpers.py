@@ -1,9 +1,8 @@
 """Shared helpers for the 3-D Chess rules tests."""
 
-from contracts.events import Event
 from domain.chess3d import CHESS3D, Move, State
 from domain.chess3d.geometry import NAMES, square
-from domain.core import Rejection
+from tests.rulesets.referee import Referee
 
 
 def fen_of(men: dict[str, str], side: str = "w", rest: str = "- - - 0 1 -") -> str:
@@ -26,37 +25,14 @@ def fen_of(men: dict[str, str], side: str = "w", rest: str = "- - - 0 1 -") -> s
     return f"{'|'.join(levels)} {side} {rest}"
 
 
+REFEREE = Referee(CHESS3D, lambda state: state.pos.turn)
+act = REFEREE.act  # (state, text, seat=None): must succeed
+play = REFEREE.play  # (state, *texts), each by the side to move
+refuse = REFEREE.refuse  # (state, text, seat=None): the Rejection from parsing or deciding
+
+
 def new(position: str = "", variant: str = "") -> State:
-    return CHESS3D.start(CHESS3D.create(variant, position))
-
-
-def act(state: State, text: str, seat: int | None = None) -> tuple[State, tuple[Event, ...]]:
-    """Parse, decide and evolve `text` for `seat` (default: the side to move); must succeed."""
-    seat = state.pos.turn if seat is None else seat
-    action = CHESS3D.parse_action(state, seat, text)
-    assert not isinstance(action, Rejection), action
-    events = CHESS3D.decide(state, seat, action)
-    assert isinstance(events, tuple), events
-    for event in events:
-        state = CHESS3D.evolve(state, event)
-    return state, events
-
-
-def play(state: State, *texts: str) -> State:
-    for text in texts:
-        state, _ = act(state, text)
-    return state
-
-
-def refuse(state: State, text: str, seat: int | None = None) -> Rejection:
-    """The Rejection `text` earns (from parsing or deciding)."""
-    seat = state.pos.turn if seat is None else seat
-    action = CHESS3D.parse_action(state, seat, text)
-    if isinstance(action, Rejection):
-        return action
-    result = CHESS3D.decide(state, seat, action)
-    assert isinstance(result, Rejection), result
-    return result
+    return REFEREE.start(variant, position)
 
 
 def moves_from(state: State, cube: str) -> set[str]:
@@ -69,8 +45,5 @@ def moves_from(state: State, cube: str) -> set[str]:
 
 
 def legal_texts(state: State) -> set[str]:
-    return {
-        CHESS3D.format_action(state, a)
-        for a in CHESS3D.legal_actions(state, state.pos.turn)
-        if isinstance(a, Move)
-    }
+    """Canonical texts of the side to move's legal moves."""
+    return REFEREE.legal_texts(state, keep=lambda a: isinstance(a, Move))

@@ -2,9 +2,13 @@
 
 import msgspec
 
-from contracts.events import Event
-from domain.core import Rejection
 from domain.cyvasse import CYVASSE, Move, State
+from tests.rulesets.referee import Referee
+
+REFEREE = Referee(CYVASSE, lambda state: state.pos.turn)
+act = REFEREE.act  # (state, text, seat=None): must succeed
+play = REFEREE.play  # (state, *texts), each by the side to move
+refuse = REFEREE.refuse  # (state, text, seat=None): the Rejection from parsing or deciding
 
 
 def position(white: str, black: str, side: str = "w", reserve: str = "-", quiet: int = 0,
@@ -16,46 +20,12 @@ def position(white: str, black: str, side: str = "w", reserve: str = "-", quiet:
 
 def new(white: str, black: str, variant: str = "A", side: str = "w", reserve: str = "-",
         quiet: int = 0, terrain: str = "", storm: str = "-") -> State:  # fmt: skip
-    record = position(white, black, side, reserve, quiet, terrain, storm)
-    return CYVASSE.start(CYVASSE.create(variant, record))
-
-
-def act(state: State, text: str, seat: int | None = None) -> tuple[State, tuple[Event, ...]]:
-    """Parse, decide and evolve `text` for `seat` (default: the side to move); must succeed."""
-    seat = state.pos.turn if seat is None else seat
-    action = CYVASSE.parse_action(state, seat, text)
-    assert not isinstance(action, Rejection), action
-    events = CYVASSE.decide(state, seat, action)
-    assert isinstance(events, tuple), events
-    for event in events:
-        state = CYVASSE.evolve(state, event)
-    return state, events
-
-
-def play(state: State, *texts: str) -> State:
-    for text in texts:
-        state, _ = act(state, text)
-    return state
-
-
-def refuse(state: State, text: str, seat: int | None = None) -> Rejection:
-    """The Rejection `text` earns (from parsing or deciding)."""
-    seat = state.pos.turn if seat is None else seat
-    action = CYVASSE.parse_action(state, seat, text)
-    if isinstance(action, Rejection):
-        return action
-    result = CYVASSE.decide(state, seat, action)
-    assert isinstance(result, Rejection), result
-    return result
+    return REFEREE.start(variant, position(white, black, side, reserve, quiet, terrain, storm))
 
 
 def legal_texts(state: State) -> set[str]:
     """Canonical texts of the side to move's legal board actions."""
-    return {
-        CYVASSE.format_action(state, a)
-        for a in CYVASSE.legal_actions(state, state.pos.turn)
-        if isinstance(a, Move)
-    }
+    return REFEREE.legal_texts(state, keep=lambda a: isinstance(a, Move))
 
 
 def actions_from(state: State, square: str) -> set[str]:
