@@ -20,7 +20,9 @@ def register(ruleset: Ruleset[Any, Any]) -> None:
     """Make a ruleset known by its name, once its declared capabilities are checked against
     what it implements (domain.core.ruleset.check_capabilities)."""
     check_capabilities(ruleset)
-    RULESETS.setdefault(ruleset.name, ruleset)
+    known = RULESETS.setdefault(ruleset.name, ruleset)
+    if known is not ruleset:
+        raise ValueError(f"another ruleset is registered as {ruleset.name!r}")
 
 
 for _ruleset in (CHESS3D, CYVASSE, YAVOCH):

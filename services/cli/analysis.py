@@ -37,8 +37,8 @@ def perft(
     counter = perft_of(rs)
     if counter is None:  # Yavoch: the tree hangs on dice and cards, so leaves are not positions
         with_perft = ", ".join(sorted(n for n, r in RULESETS.items() if perft_of(r)))
-        err.print(f"[red]{rs.name} has no perft: its moves depend on dice (rulesets with perft: "
-                  f"{with_perft})[/]")  # fmt: skip
+        err.print(f"[red]{rs.name} declares no perft (its moves hang on dice and cards); "
+                  f"rulesets with perft: {with_perft}[/]")  # fmt: skip
         raise typer.Exit(2)
     out.print(counter.perft(state, depth))
 

@@ -168,7 +168,7 @@ def test_perft_prints_the_leaf_count(tmp_path: Path) -> None:
     assert "ruleset/bad-position" in bad.stderr
     dice = tabula(tmp_path, "perft", "yavoch")
     assert dice.returncode == 2
-    assert "yavoch has no perft" in dice.stderr
+    assert "yavoch declares no perft" in dice.stderr
 
 
 def test_rulesets_lists_every_ruleset_with_its_variants_and_parameters(tmp_path: Path) -> None:
