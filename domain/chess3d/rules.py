@@ -63,6 +63,7 @@ from domain.chess3d.position import (
 from domain.chess3d.variant import VARIANTS, Config, parse_variant
 from domain.core import (
     Capability,
+    Decided,
     Decision,
     DrawResult,
     Outcome,
@@ -70,6 +71,7 @@ from domain.core import (
     VariantError,
     agreement,
 )
+from domain.core.ruleset import with_state
 
 
 class Move(NamedTuple):
@@ -112,9 +114,17 @@ _win, _draw = agreement.win, agreement.draw
 _SIDE: Final = ("White", "Black")
 _PIECE_NAMES: Final = ("", "pawn", "Knight", "Bishop", "Rook", "Queen", "King")
 
-# One-entry memo: decide computes the next position; evolve of the same move reuses it.
-# Keyed by object identity; the entry holds a strong reference, so ids cannot be reused.
-_memo: list[tuple[Position, str, Position] | None] = [None]
+
+def _played(state: State, seat: int, nxt: Position) -> State:
+    """The state after `seat` moved to position `nxt` (a move declines the opponent's draw
+    offer, C3-4.3, and clears the mover's own offer mark)."""
+    return State(
+        state.config,
+        nxt,
+        -1 if state.offer == seat ^ 1 else state.offer,
+        state.offered & ~(1 << seat),
+        state.outcome,
+    )
 
 
 class Chess3D:
@@ -171,7 +181,7 @@ class Chess3D:
         if seat not in (0, 1):
             return Rejection(ErrorCode.UNKNOWN_SEAT, f"seat {seat} does not play 3-D Chess")
         if isinstance(action, Command):
-            return self._command(state, seat, action)
+            return with_state(self.evolve, state, self._command(state, seat, action))
         return self._move(state, seat, action)
 
     def _command(self, state: State, seat: int, command: Command) -> Decision:
@@ -199,35 +209,26 @@ class Chess3D:
         q26 = state.config.q26
         nxt = play(pos, checked, q26)
         text = format_move(pos.board, checked, pos.ep)
-        _memo[0] = (pos, text, nxt)
         events: list[Event] = []
+        after = state  # kept as the events are made: the move is not played again
         if state.offer == seat ^ 1:  # C3-4.3: moving declines a pending offer
             events.append(DrawDeclined(seat=seat))
+            after = self.evolve(after, events[-1])
         events.append(MovePlayed(seat=seat, move=text, check=nxt.check))
+        after = _played(after, seat, nxt)
         ended = game_end(state.config, nxt)
         if ended:
             events.append(GameEnded(result=ended.result, reason=ended.reason,
                                     winners=list(ended.winners)))  # fmt: skip
-        return tuple(events)
+            after = self.evolve(after, events[-1])
+        return Decided(events, after)
 
     # Events -------------------------------------------------------------------------------
 
     def evolve(self, state: State, event: Event) -> State:
         if isinstance(event, MovePlayed):
-            pos = state.pos
-            memo = _memo[0]
-            if memo is not None and memo[0] is pos and memo[1] == event.move:
-                nxt = memo[2]
-            else:
-                nxt = play(pos, parse_canonical(event.move), state.config.q26, event.check)
-            seat = event.seat
-            return State(
-                state.config,
-                nxt,
-                -1 if state.offer == seat ^ 1 else state.offer,
-                state.offered & ~(1 << seat),
-                state.outcome,
-            )
+            nxt = play(state.pos, parse_canonical(event.move), state.config.q26, event.check)
+            return _played(state, event.seat, nxt)
         if isinstance(event, MateDemanded):
             return state._replace(pos=with_demand(state.pos))
         if (changed := agreement.changes(state.offered, event)) is not None:

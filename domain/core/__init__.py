@@ -1,5 +1,6 @@
 from domain.core.ruleset import (
     Capability,
+    Decided,
     Decision,
     DrawRequest,
     DrawResult,
@@ -15,6 +16,7 @@ from domain.core.variant import Parameter, ParamType, Variant, VariantSpec
 
 __all__ = [
     "Capability",
+    "Decided",
     "Decision",
     "DrawRequest",
     "DrawResult",

@@ -5,6 +5,10 @@ A ruleset is a set of pure functions over an immutable state (boardgame.io / Equ
     decide(state, seat, action, draws) -> events | Rejection | NeedDraws
     evolve(state, event) -> state
 
+The events `decide` returns are a `Decided`: a tuple that also carries the state they lead to,
+which `decide` worked out anyway, so the service does not fold the same events again (and no
+ruleset keeps a memo of its last decision); replay folds with `evolve`.
+
 The service wraps these; they never call out. What later games need is in the shape already:
 - several seats may be expected to act at once (`to_act` returns a set: hidden simultaneous
   setup), and a seat may act outside its turn (resignation, a defender's response): `decide`
@@ -75,7 +79,20 @@ class Outcome:
     winners: tuple[int, ...] = ()
 
 
-Decision = tuple[Event, ...] | Rejection | NeedDraws
+class Decided(tuple[Event, ...]):
+    """The events a decision produced, as a tuple, with the state they lead to (`state`):
+    `decide` computed it already, so its caller need not fold the same events again. Equal to
+    `fold`ing the events over the state decided on (a test holds every ruleset to it)."""
+
+    state: Any
+
+    def __new__(cls, events: Iterable[Event], state: Any) -> "Decided":
+        decided = super().__new__(cls, events)
+        decided.state = state
+        return decided
+
+
+Decision = tuple[Event, ...] | Rejection | NeedDraws  # a tuple may be `Decided`
 
 
 class VariantError(ValueError):
@@ -264,6 +281,17 @@ def cards_of(ruleset: "Ruleset[S, A]") -> "Cards[S] | None":
 
 def bot_policy_of(ruleset: "Ruleset[S, A]") -> "BotPolicy[S] | None":
     return cast("BotPolicy[S]", ruleset) if Capability.BOT_POLICY in ruleset.capabilities else None
+
+
+def with_state(evolve: Callable[[S, Event], S], state: S, decision: Decision) -> Decision:
+    """A decision whose events came without the state they lead to (a resignation, an offer:
+    cheap to fold) as `Decided`, folded over `state` with `evolve`; any other as it is."""
+    if isinstance(decision, tuple) and not isinstance(decision, Decided):
+        after = state
+        for event in decision:
+            after = evolve(after, event)
+        return Decided(decision, after)
+    return decision
 
 
 def fold(ruleset: Ruleset[S, A], events: Iterable[Event]) -> S:

@@ -47,6 +47,7 @@ from contracts.events import (
 )
 from domain import fairplay
 from domain.core.ruleset import (
+    Decided,
     Decision,
     DrawResult,
     Forfeit,
@@ -281,15 +282,33 @@ def decide(
     decision = rs.decide(table.game, seat, action, draws)
     if isinstance(decision, NeedDraws):
         return _number(table, decision, draws)
-    if isinstance(decision, Rejection) or not draws:
+    if isinstance(decision, Rejection):
         return decision
+    if not draws:
+        return _at_table(table, decision)
     recorded = _draw_events(table, draws)
     own = [e for e in decision if isinstance(e, RandomDrawn | DeckShuffled)]
     if not own:
         return (*recorded, *decision)
     if own != recorded:  # a ruleset that places its draws records each one, as drawn
         raise ValueError(f"{rs.name} recorded its draws differently from the outcomes given")
-    return decision
+    assert table.fair is not None
+    return _at_table(table, decision, replace(table.fair, next_nonce=own[-1].nonce + 1))
+
+
+def _at_table(table: Table, events: tuple[Event, ...], fair: Fair | None = None
+              ) -> tuple[Event, ...]:  # fmt: skip
+    """A ruleset's decision at the table: with the table it leads to when the ruleset computed
+    its state (`Decided`) and no event but its own recorded draws (`fair`: the seed protocol
+    after them) is the table's; else the events alone (never the ruleset's `Decided`), for the
+    caller to fold."""
+    drawn = (RandomDrawn, DeckShuffled) if fair is not None else ()
+    if not isinstance(events, Decided) or any(
+        isinstance(e, _TABLE_EVENTS) and not isinstance(e, drawn) for e in events
+    ):
+        return tuple(events)
+    return Decided(events, Table(table.ruleset, table.game_id, table.created, events.state,
+                                 fair or table.fair, table.screen, table.sealed))  # fmt: skip
 
 
 def _number(table: Table, need: NeedDraws, given: Sequence[DrawResult]) -> NeedDraws:

@@ -18,6 +18,7 @@ from contracts.events import (
 )
 from domain.core import (
     Capability,
+    Decided,
     Decision,
     DrawResult,
     Outcome,
@@ -25,6 +26,7 @@ from domain.core import (
     VariantError,
     agreement,
 )
+from domain.core.ruleset import with_state
 from domain.cyvasse import version_c
 from domain.cyvasse.board import (
     COLOURS,
@@ -114,11 +116,17 @@ _SQUARE_RES: Final = _patterns(r"[a-j](?:10|[1-9])")
 _HEX_RES: Final = _patterns(r"[a-k](?:1[01]|[1-9])")
 
 
-# One-entry memo: decide computes the next position; evolve of the same action reuses it.
-_memo: list[tuple[Position, str, Position] | None] = [None]
-
-
 _win, _draw, _ended = agreement.win, agreement.draw, agreement.ended
+
+
+def _played(state: State, seat: int, nxt: Position) -> State:
+    """The state after `seat` moved to position `nxt` (moving declines a standing offer and
+    clears the mover's own offer mark)."""
+    return state._replace(
+        pos=nxt,
+        offer=-1 if state.offer == seat ^ 1 else state.offer,
+        offered=state.offered & ~(1 << seat),
+    )
 
 
 class Cyvasse:
@@ -219,7 +227,7 @@ class Cyvasse:
             return Rejection(ErrorCode.NOT_STARTED, "the setup is still behind the screen",
                              "CY-3.1.3")  # fmt: skip
         if isinstance(action, Command):
-            return self._command(state, seat, action)
+            return with_state(self.evolve, state, self._command(state, seat, action))
         return self._move(state, seat, action)
 
     def _command(self, state: State, seat: int, command: Command) -> Decision:
@@ -236,35 +244,27 @@ class Cyvasse:
             return problem
         nxt = play(cfg, pos, move)
         text = format_move(geo, move)
-        _memo[0] = (pos, text, nxt)
         events: list[Event] = []
+        after = state  # kept as the events are made: the move is not played again
         if state.offer == seat ^ 1:  # moving declines a standing offer
             events.append(DrawDeclined(seat=seat))
+            after = self.evolve(after, events[-1])
         check = not cfg.values and in_check(cfg, geo, nxt.board, nxt.turn)
         events.append(MovePlayed(seat=seat, action=text, check=check))
+        after = _played(after, seat, nxt)
         ended = game_end(cfg, geo, pos.board, move, nxt)
         if ended:
             events.append(_ended(ended))
-        return tuple(events)
+            after = self.evolve(after, events[-1])
+        return Decided(events, after)
 
     # Events -------------------------------------------------------------------------------
 
     def evolve(self, state: State, event: Event) -> State:
         if isinstance(event, MovePlayed):
-            pos = state.pos
-            memo = _memo[0]
-            if memo is not None and memo[0] is pos and memo[1] == event.action:
-                nxt = memo[2]
-            else:
-                move = parse_action(state.geo, event.action)
-                assert isinstance(move, Move), move
-                nxt = play(state.config, pos, move)
-            seat = event.seat
-            return state._replace(
-                pos=nxt,
-                offer=-1 if state.offer == seat ^ 1 else state.offer,
-                offered=state.offered & ~(1 << seat),
-            )
+            move = parse_action(state.geo, event.action)
+            assert isinstance(move, Move), move
+            return _played(state, event.seat, play(state.config, state.pos, move))
         if isinstance(event, SetupRevealed):
             return _place(state, event)
         if isinstance(event, SetupsDiscarded):  # CY-3.5 replace: an empty board again

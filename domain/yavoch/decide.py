@@ -10,7 +10,8 @@ from typing import Final
 from contracts.errors import ErrorCode
 from contracts.events import CardRevealed
 from contracts.yavoch import Discarded, FleetPlaced, LevelsChosen, Played
-from domain.core import Decision, DrawResult, NeedDraws, Rejection, agreement
+from domain.core import Decided, Decision, DrawResult, NeedDraws, Rejection, agreement
+from domain.core.ruleset import with_state
 from domain.yavoch import board as fx
 from domain.yavoch.actions import (
     FLEET_ORDER,
@@ -27,6 +28,7 @@ from domain.yavoch.actions import (
     refuse,
 )
 from domain.yavoch.board import Board, capacity
+from domain.yavoch.evolve import evolve
 from domain.yavoch.field import Position, is_adjacent
 from domain.yavoch.full import cards_for, response_window, shuffle_initial, weapon_check
 from domain.yavoch.movement import Landing, gate_destinations, reachable, ship_moves
@@ -70,13 +72,14 @@ def decide(state: State, seat: int, action: YAction, draws: Sequence[DrawResult]
     if isinstance(action, str):  # Y-8.8
         if action != "resign" and state.phase in ("levels", "place"):
             return refuse("draws are offered in play", "Y-8.8")
-        return agreement.decide(action, seat, state.mover, state.offer, state.offered, "Y-8.8")
+        verdict = agreement.decide(action, seat, state.mover, state.offer, state.offered, "Y-8.8")
+        return with_state(evolve, state, verdict)
     run = Run(state, draws)
     try:
         refused = _decide(run, seat, action)
     except Need as need:
         return NeedDraws((need.request,))
-    return refused if refused is not None else tuple(run.events)
+    return refused if refused is not None else Decided(run.events, run.state)
 
 
 def _decide(run: Run, seat: int, action: YAction) -> Rejection | None:

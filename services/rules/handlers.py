@@ -41,7 +41,7 @@ from contracts.envelope import SealedEvent, StoredEvent
 from contracts.errors import ErrorCode
 from contracts.events import Event, GameSealed, SeedCommitted, SeedRevealed
 from domain import fairplay
-from domain.core import Decision, DrawResult, NeedDraws, Rejection, VariantError
+from domain.core import Decided, Decision, DrawResult, NeedDraws, Rejection, VariantError
 from domain.core import table as tables
 from domain.registry import event_decoder, find_ruleset
 from services.rules.games import Game, Games
@@ -206,9 +206,12 @@ class Rules:
             assert decision is not None
             assert not isinstance(decision, NeedDraws)
             events = list(decision)
-            table = game.table
-            for event in events:
-                table = tables.evolve(table, event)
+            if isinstance(decision, Decided):  # the table it leads to, computed by decide
+                table = decision.state
+            else:
+                table = game.table
+                for event in events:
+                    table = tables.evolve(table, event)
             seal_now = tables.seal_due(table)
             try:
                 result = await self.store.append(

@@ -1,9 +1,10 @@
 """Benchmark: the time to adjudicate a 3-D Chess move, in process.
 
 Two mixes, each timing what the rules service does per accepted action:
-- random: seeded random games, `decide` + `evolve` (end-of-game checks included);
+- random: seeded random games, `decide` (end-of-game checks included), taking the state it
+  computed, as the service does;
 - greedy: pre-recorded greedy bot games (captures preferred, the service's mix in `make bench`),
-  `parse_action` + `decide` + `evolve`.
+  `parse_action` + `decide`.
 Prints the median and p99 microseconds per action for each.
 Run: .venv/bin/python -m tests.bench.adjudication [games] [max_plies]
 """
@@ -14,7 +15,7 @@ import sys
 import time
 
 from domain.chess3d import CHESS3D, Move
-from domain.core import Rejection
+from domain.core import Decided, Rejection
 from tests.recorded import record_games
 
 
@@ -32,9 +33,8 @@ def time_random(games: int, max_plies: int, seed: int = 1) -> list[float]:
                                if isinstance(a, Move)])  # fmt: skip
             started = clock()
             events = CHESS3D.decide(state, seat, move)
-            assert isinstance(events, tuple), events
-            for event in events:
-                state = CHESS3D.evolve(state, event)
+            assert isinstance(events, Decided), events
+            state = events.state  # as the service does: the events are not folded again
             timings.append(clock() - started)
     return timings
 
@@ -49,9 +49,8 @@ def time_greedy(games: int, max_plies: int) -> list[float]:
             action = CHESS3D.parse_action(state, seat, text)
             assert not isinstance(action, Rejection), action
             events = CHESS3D.decide(state, seat, action)
-            assert isinstance(events, tuple), events
-            for event in events:
-                state = CHESS3D.evolve(state, event)
+            assert isinstance(events, Decided), events
+            state = events.state
             timings.append(clock() - started)
     return timings
 
@@ -69,8 +68,8 @@ def main(argv: list[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else argv
     games = int(args[0]) if args else 20
     max_plies = int(args[1]) if len(args) > 1 else 200
-    print(summary("random games: decide+evolve", time_random(games, max_plies)))
-    print(summary("greedy games: parse+decide+evolve", time_greedy(games, max_plies)))
+    print(summary("random games: decide", time_random(games, max_plies)))
+    print(summary("greedy games: parse+decide", time_greedy(games, max_plies)))
 
 
 if __name__ == "__main__":

@@ -1,4 +1,5 @@
-"""Benchmark: Cyvasse adjudication (decide + evolve per action) over random games of A, B and C
+"""Benchmark: Cyvasse adjudication (decide per action, taking the state it computed, as the
+service does) over random games of A, B and C
 on the square and hex boards.
 
 Run: .venv/bin/python -m tests.bench.cyvasse
@@ -17,7 +18,7 @@ def main() -> None:
             play_random_game(variant, 100 + seed, timings)
         us = sorted(t * 1e6 for t in timings)
         p99 = us[min(len(us) - 1, int(len(us) * 0.99))]
-        print(f"  cyvasse {variant:<20} decide+evolve median {statistics.median(us):6.1f} us"
+        print(f"  cyvasse {variant:<20} decide        median {statistics.median(us):6.1f} us"
               f"   p99 {p99:7.1f} us   ({len(us)} actions)")  # fmt: skip
 
 
