@@ -321,6 +321,28 @@ async def test_a_seats_legal_actions_travel_sealed_in_a_hidden_game(client: Clie
     assert {"roll", "draw"} <= set(opened.legal)
 
 
+async def end_while_randomness_away(
+    client: Client,
+    store: EventStore,
+    randomness: subprocess.Popen[bytes],
+    settings: Settings,
+    log: Path,
+) -> tuple[str, subprocess.Popen[bytes]]:
+    """A race game ended (a timeout claim) while the randomness service is down, so its end is
+    in the log but its seed is not revealed; then the service is started again. The game's id
+    and the new service process."""
+    created = await client.create_game("race", reveal_deadline_ms=0)
+    game_id, tokens = created.game_id, [s.token for s in created.seats]
+    digest = fairplay.client_seed_commitment(game_id, 0, "patient0123456789")
+    await client.act(game_id, 0, tokens[0], f"seed-commit {digest}")
+    randomness.kill()
+    randomness.wait()
+    await client.act(game_id, 0, tokens[0], "claim-timeout")  # ends the game
+    _, events = decode_log(await store.read_all(game_id))
+    assert type(events[-1]).__name__ == "GameEnded"  # no seed yet: the service is away
+    return game_id, start_service("services.randomness", settings, log)
+
+
 async def test_a_player_command_named_like_the_finish_does_not_stop_the_seal(
     client: Client, store: EventStore
 ) -> None:
@@ -351,15 +373,8 @@ async def test_a_game_ending_while_randomness_is_away_is_sealed_by_the_sweep_unv
     try:
         await wait_for(client, subjects.RANDOM_SERVICE)
         async with running(rules_build, dataclasses.replace(settings, sweep_s=0.2)):
-            created = await client.create_game("race", reveal_deadline_ms=0)
-            game_id, tokens = created.game_id, [s.token for s in created.seats]
-            digest = fairplay.client_seed_commitment(game_id, 0, "patient0123456789")
-            await client.act(game_id, 0, tokens[0], f"seed-commit {digest}")
-            randomness.kill()
-            randomness.wait()
-            await client.act(game_id, 0, tokens[0], "claim-timeout")  # ends the game
-            assert (await store.head(game_id)).result  # type: ignore[union-attr]
-            randomness = start_service("services.randomness", settings, log)
+            ended = await end_while_randomness_away(client, store, randomness, settings, log)
+            game_id, randomness = ended
             async with asyncio.timeout(30):  # a bound on a hang, not a timing check
                 # The sweep's work shows only in the store: poll it there.
                 while (await store.read_all(game_id))[-1].type != "GameSealed":  # noqa: ASYNC110
@@ -387,16 +402,8 @@ async def test_a_game_ending_while_randomness_is_away_is_sealed_on_its_next_acce
     try:
         await wait_for(client, subjects.RANDOM_SERVICE)
         async with running(rules_build, settings):
-            created = await client.create_game("race", reveal_deadline_ms=0)
-            game_id, tokens = created.game_id, [s.token for s in created.seats]
-            digest = fairplay.client_seed_commitment(game_id, 0, "patient0123456789")
-            await client.act(game_id, 0, tokens[0], f"seed-commit {digest}")
-            randomness.kill()
-            randomness.wait()
-            await client.act(game_id, 0, tokens[0], "claim-timeout")  # ends the game
-            _, events = decode_log(await store.read_all(game_id))
-            assert type(events[-1]).__name__ == "GameEnded"  # no seed yet: service away
-            randomness = start_service("services.randomness", settings, log)
+            ended = await end_while_randomness_away(client, store, randomness, settings, log)
+            game_id, randomness = ended
             await wait_for(client, subjects.RANDOM_SERVICE)
             view = await client.view(game_id)
             assert view.phase == "ended"
