@@ -14,6 +14,7 @@ from domain.cyvasse.board import (
     KIND,
     KING,
     MOUNTAIN,
+    NAMES_OF_KIND,
     Geometry,
     Position,
     owner,
@@ -109,3 +110,13 @@ def how(geo: Geometry, kind: int, version_c: bool = False) -> str:
            "orthogonally" if dirs[0] < geo.n_orth else "diagonally")  # fmt: skip
     text = f"one {unit} {way}" if rng == 1 else f"up to {rng} {unit}s {way}"
     return text + (", flying over Mountains" if kind == DRAGON else "")
+
+
+def no_ranged_attack(cfg: Config, kind: int) -> Rejection:
+    """Why a man that no rule lets attack from where it stands may not: Dragonfyre's reach
+    when the option is on (CY-5.4.5), else the general rule (CY-5.4)."""
+    if kind == DRAGON and cfg.dragonfyre:
+        reach = ("Dragonfyre reaches 1-2 squares in a straight line, over an empty square or a "
+                 "man of your own, never over a Mountain")  # fmt: skip
+        return illegal(reach, "CY-5.4.5")
+    return illegal(f"a {NAMES_OF_KIND[kind]} cannot capture without moving", "CY-5.4")

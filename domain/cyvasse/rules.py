@@ -62,6 +62,7 @@ from domain.cyvasse.move import (
     drop_zone,
     how,
     illegal,
+    no_ranged_attack,
 )
 from domain.cyvasse.movegen import (
     capture_allowed,
@@ -509,11 +510,7 @@ def _explain(cfg: Config, geo: Geometry, board: bytes, move: Move, kind: int) ->
                 "moves in (x)",
                 "CY-5.4.3",
             )
-        if kind == DRAGON and cfg.dragonfyre:
-            return illegal("Dragonfyre reaches 1-2 squares in a straight line, over an empty "
-                            "square or a man of your own, never over a Mountain",
-                            "CY-5.4.5")  # fmt: skip
-        return illegal(f"a {name} cannot capture without moving", "CY-5.4")
+        return no_ranged_attack(cfg, kind)
     d, k = geo.line(fr, to) or (-1, 0)
     dirs, rng = geo.moves[kind]
     if d not in dirs or k > rng:

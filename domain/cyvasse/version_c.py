@@ -34,6 +34,7 @@ from domain.cyvasse.move import (
     drop_zone,
     how,
     illegal,
+    no_ranged_attack,
     sea_threats,
 )
 from domain.cyvasse.terrain import (
@@ -371,11 +372,7 @@ def _explain(cfg: Config, geo: Geometry, pos: Position, move: Move, kind: int) -
             way = "orthogonally" if geo.hex else "diagonally"
             return illegal(f"Crossbowmen shoot 1-2 squares {way} over an empty square",
                             "CY-5.4.4")  # fmt: skip
-        if kind == DRAGON and cfg.dragonfyre:
-            return illegal("Dragonfyre reaches 1-2 squares in a straight line, over an empty "
-                            "square or a man of your own, never over a Mountain",
-                            "CY-5.4.5")  # fmt: skip
-        return illegal(f"a {name} cannot capture without moving", "CY-5.4")
+        return no_ranged_attack(cfg, kind)
     d, k = geo.line(fr, to) or (-1, 0)
     dirs, rng = geo.moves_c[kind]
     if d not in dirs or k > rng:

@@ -3,19 +3,31 @@
 from the bus) and, once the game has ended, its seed.
 """
 
-from collections.abc import Awaitable, Sequence
+from collections.abc import Sequence
+from typing import TypeVar
 
 import msgspec
 from nats.aio.client import Client as NATS
 from nats.errors import Error as NATSError
 
 from contracts import subjects
-from contracts.commands import CreateSeed, Draw, Drawn, RevealSeed, SeedCommitted, SeedRevealedReply
+from contracts.commands import (
+    CreateSeed,
+    Draw,
+    Drawn,
+    Reply,
+    Request,
+    RevealSeed,
+    SeedCommitted,
+    SeedRevealedReply,
+)
 from domain.core import DrawRequest, DrawResult
 from domain.core.table import Table
 from services.runtime.bus import Requester, TabulaError
 from services.runtime.eventstore import EventStore
 from services.runtime.keys import secret_field, secret_key
+
+R = TypeVar("R", bound=Reply)
 
 
 class RandomnessUnavailable(Exception):
@@ -27,23 +39,21 @@ class RandomnessClient:
         self.bus = Requester(nc, timeout=2.0, retries=2)
         self.store = store
 
-    async def commitment(self, game_id: str) -> str:
-        """The commitment to the game's server seed (made once; protocol 1.1)."""
+    async def _ask(self, subject: str, request: Request, reply: type[R]) -> R:
         try:
-            reply = await self.bus.request(subjects.RANDOM_SEED, CreateSeed(game_id=game_id),
-                                           SeedCommitted)  # fmt: skip
+            return await self.bus.request(subject, request, reply)
         except (TabulaError, NATSError) as exc:
             raise RandomnessUnavailable(f"randomness service: {exc}") from exc
-        return reply.commitment
+
+    async def commitment(self, game_id: str) -> str:
+        """The commitment to the game's server seed (made once; protocol 1.1)."""
+        seed = CreateSeed(game_id=game_id)
+        return (await self._ask(subjects.RANDOM_SEED, seed, SeedCommitted)).commitment
 
     async def reveal(self, game_id: str) -> str:
         """The server seed of a game whose end is in its log."""
-        try:
-            reply = await self.bus.request(subjects.RANDOM_REVEAL, RevealSeed(game_id=game_id),
-                                           SeedRevealedReply)  # fmt: skip
-        except (TabulaError, NATSError) as exc:
-            raise RandomnessUnavailable(f"randomness service: {exc}") from exc
-        return reply.server_seed
+        reveal = RevealSeed(game_id=game_id)
+        return (await self._ask(subjects.RANDOM_REVEAL, reveal, SeedRevealedReply)).server_seed
 
     async def draw(self, game_id: str, table: Table, requests: Sequence[DrawRequest]
                    ) -> list[DrawResult]:  # fmt: skip
@@ -51,16 +61,13 @@ class RandomnessClient:
         assert table.fair is not None
         mix = table.fair.mix
 
-        def ask(r: DrawRequest) -> Awaitable[Drawn]:
-            req = Draw(game_id=game_id, nonce=r.nonce or 0, kind=r.kind, n=r.n, mix=mix)
-            return self.bus.request(subjects.RANDOM_DRAW, req, Drawn)
-
-        try:
-            # One after another, in nonce order, as the randomness service requires (a nonce
-            # only after the one before it).
-            replies = [await ask(r) for r in requests]
-        except (TabulaError, NATSError) as exc:
-            raise RandomnessUnavailable(f"randomness service: {exc}") from exc
+        # One after another, in nonce order, as the randomness service requires (a nonce only
+        # after the one before it).
+        replies = [
+            await self._ask(subjects.RANDOM_DRAW, Draw(game_id=game_id, nonce=r.nonce or 0,
+                                                       kind=r.kind, n=r.n, mix=mix), Drawn)
+            for r in requests
+        ]  # fmt: skip
         secret = [secret_field(r.kind, r.nonce or 0, r.n) for r in requests]
         stored = await self.store.redis.hmget(secret_key(game_id), secret)
         results = []
