@@ -5,7 +5,14 @@ Events are stored as `msgspec.json` bytes of these tagged Structs; the tag is th
 `forbid_unknown_fields`, so older readers decode newer events.
 """
 
+from typing import Annotated
+
 import msgspec
+
+# Each seat's score, seat 0 first, joined by "-": "1-0", "0-1", "1/2-1/2" for two seats,
+# "1-0-1/2-1/2" for four, "3/2-1/2" for a match of two games (domain/core/outcome.py).
+_SCORE = r"(?:0|[1-9][0-9]{0,5})(?:/[1-9][0-9]{0,5})?"
+Result = Annotated[str, msgspec.Meta(pattern=rf"^{_SCORE}(?:-{_SCORE}){{1,63}}\Z")]
 
 
 class Event(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", omit_defaults=True):
@@ -55,8 +62,7 @@ class DrawAccepted(Event, tag="DrawAccepted", frozen=True, kw_only=True):
 
 
 class GameEnded(Event, tag="GameEnded", frozen=True, kw_only=True):
-    # Result in the ruleset's notation ("1-0", "0-1", "1/2-1/2" for two-seat games).
-    result: str
+    result: Result
     reason: str
     winners: list[int] = []
 

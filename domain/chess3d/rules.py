@@ -12,7 +12,7 @@ from contracts.chess3d import (
     MovePlayed,
 )
 from contracts.errors import ErrorCode
-from contracts.events import Event, GameCreated, GameEnded
+from contracts.events import Event, GameCreated
 from domain.chess3d.geometry import (
     BISHOP,
     BISHOP_DIRS,
@@ -71,6 +71,8 @@ from domain.core import (
     VariantError,
     agreement,
 )
+from domain.core.agreement import Agreement
+from domain.core.outcome import draw, ended, win
 from domain.core.ruleset import with_state
 
 
@@ -99,16 +101,12 @@ Action = Move | Command
 class State(NamedTuple):
     config: Config
     pos: Position
-    offer: int = -1  # seat whose draw offer stands (C3-7.7), -1 if none
-    offered: int = 0  # bit per seat: offered and not moved since (C3-7.7)
+    agreement: Agreement = Agreement()  # draw offers and resignation (C3-7.7, C3-7.8)
     outcome: Outcome | None = None
 
 
 def _illegal(reason: str, clause: str) -> Rejection:
     return Rejection(ErrorCode.ILLEGAL_ACTION, reason, clause)
-
-
-_win, _draw = agreement.win, agreement.draw
 
 
 _SIDE: Final = ("White", "Black")
@@ -118,13 +116,7 @@ _PIECE_NAMES: Final = ("", "pawn", "Knight", "Bishop", "Rook", "Queen", "King")
 def _played(state: State, seat: int, nxt: Position) -> State:
     """The state after `seat` moved to position `nxt` (a move declines the opponent's draw
     offer, C3-4.3, and clears the mover's own offer mark)."""
-    return State(
-        state.config,
-        nxt,
-        -1 if state.offer == seat ^ 1 else state.offer,
-        state.offered & ~(1 << seat),
-        state.outcome,
-    )
+    return State(state.config, nxt, agreement.moved(state.agreement, seat), state.outcome)
 
 
 class Chess3D:
@@ -187,7 +179,8 @@ class Chess3D:
     def _command(self, state: State, seat: int, command: Command) -> Decision:
         pos = state.pos
         if command in agreement.VERBS:  # C3-7.7, C3-7.8
-            return agreement.decide(command, seat, pos.turn, state.offer, state.offered, "C3-7.7")
+            return agreement.decide(command, seat, state.agreement, "C3-7.7",
+                                    may_offer=seat == pos.turn)  # fmt: skip
         # The demand-mate command (C3-7.6).
         mode = state.config.fifty_move_mode
         if mode != "demand":
@@ -211,15 +204,14 @@ class Chess3D:
         text = format_move(pos.board, checked, pos.ep)
         events: list[Event] = []
         after = state  # kept as the events are made: the move is not played again
-        if state.offer == seat ^ 1:  # C3-4.3: moving declines a pending offer
+        if agreement.pending(state.agreement, seat):  # C3-4.3: moving declines a pending offer
             events.append(DrawDeclined(seat=seat))
             after = self.evolve(after, events[-1])
         events.append(MovePlayed(seat=seat, move=text, check=nxt.check))
         after = _played(after, seat, nxt)
-        ended = game_end(state.config, nxt)
-        if ended:
-            events.append(GameEnded(result=ended.result, reason=ended.reason,
-                                    winners=list(ended.winners)))  # fmt: skip
+        end = game_end(state.config, nxt)
+        if end:
+            events.append(ended(end))
             after = self.evolve(after, events[-1])
         return Decided(events, after)
 
@@ -231,7 +223,7 @@ class Chess3D:
             return _played(state, event.seat, nxt)
         if isinstance(event, MateDemanded):
             return state._replace(pos=with_demand(state.pos))
-        if (changed := agreement.changes(state.offered, event)) is not None:
+        if (changed := agreement.changes(state.agreement, event)) is not None:
             return state._replace(**changed)
         return state  # GameCreated, GameSealed and unknown events leave the state unchanged
 
@@ -254,7 +246,7 @@ class Chess3D:
             "to_move": pos.turn,
             "side_to_move": ("white", "black")[pos.turn],
             "in_check": pos.check,
-            "draw_offer": state.offer if state.offer >= 0 else None,
+            "draw_offer": state.agreement.offer if state.agreement.offer >= 0 else None,
             "demand_clock": pos.demand if pos.demand >= 0 else None,
             "halfmove_clock": pos.halfmove,
             "fullmove": pos.fullmove,
@@ -417,22 +409,22 @@ def game_end(config: Config, pos: Position) -> Outcome | None:
     mover = side ^ 1
     b = pos.board
     if not has_legal_move(b, side, pos.ep, pos.double, pos.kings[side], pos.check, config.q26):
-        return _win(mover, "checkmate") if pos.check else _draw("stalemate")  # C3-7.1, C3-7.2
+        return win(mover, "checkmate") if pos.check else draw("stalemate")  # C3-7.1, C3-7.2
     material = material_draw(b, config.depleted_equal_draw)  # C3-7.3, C3-7.4
     if material:
-        return _draw(material)
+        return draw(material)
     history = pos.history
     if len(history) >= 2 * config.repetition_count - 1:  # fewer plies cannot repeat enough
         key = history[-1]
         if history.count(key) >= config.repetition_count:  # C3-7.5
-            return _draw("perpetual_check" if _perpetual(pos) else "repetition")
+            return draw("perpetual_check" if _perpetual(pos) else "repetition")
     mode = config.fifty_move_mode  # C3-7.6
     if mode == "demand" and pos.demand >= 0:
         plies = min(pos.demand, pos.halfmove) if config.fifty_move_reset else pos.demand
         if plies >= 100:
-            return _draw("fifty_moves")
+            return draw("fifty_moves")
     elif mode == "automatic" and pos.halfmove >= 100:
-        return _draw("fifty_moves")
+        return draw("fifty_moves")
     return None
 
 

@@ -1,3 +1,4 @@
+from domain.core.outcome import Outcome, Sides
 from domain.core.ruleset import (
     Capability,
     Decided,
@@ -6,7 +7,6 @@ from domain.core.ruleset import (
     DrawResult,
     HiddenSetup,
     NeedDraws,
-    Outcome,
     Rejection,
     Ruleset,
     VariantError,
@@ -27,6 +27,7 @@ __all__ = [
     "Parameter",
     "Rejection",
     "Ruleset",
+    "Sides",
     "Variant",
     "VariantError",
     "VariantSpec",

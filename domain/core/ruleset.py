@@ -19,7 +19,8 @@ The service wraps these; they never call out. What later games need is in the sh
   obtains them and calls `decide` again with `draws`; the events then record the outcomes, so
   `evolve` (and replay) never needs the randomness service;
 - hidden information: `view(state, seat)` and `visible(event, seat)` project per seat;
-- 2-4 seats with teams: `GameCreated.seats` / `.teams`, `Outcome.winners`.
+- any number of seats, with teams: `GameCreated.seats` / `.teams`; an `Outcome` scores each
+  seat (domain/core/outcome.py) and `agreement` resigns and draws for any number of seats.
 """
 
 from collections.abc import Callable, Iterable, Sequence
@@ -29,6 +30,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast, runtime_checkabl
 
 from contracts.errors import ErrorCode
 from contracts.events import Event, GameCreated
+from domain.core.outcome import Outcome
 
 if TYPE_CHECKING:  # variant.py imports VariantError from here
     from domain.core.variant import VariantSpec
@@ -70,13 +72,6 @@ class DrawResult:
 @dataclass(frozen=True, slots=True)
 class NeedDraws:
     requests: tuple[DrawRequest, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class Outcome:
-    result: str  # "1-0", "0-1", "1/2-1/2" for two seats
-    reason: str  # e.g. "checkmate", "stalemate", "resignation"
-    winners: tuple[int, ...] = ()
 
 
 class Decided(tuple[Event, ...]):
@@ -188,9 +183,9 @@ class Perft(Protocol[S_contra]):
 
 @runtime_checkable
 class Forfeit(Protocol[S_contra]):
-    def forfeit(self, state: S_contra, seat: int, reason: str) -> tuple[Event, ...]:
-        """The events that end the game when `seat` loses by an illegal or missing step of
-        the fair-play protocol (a seed or setup not revealed in time, an illegal setup)."""
+    def forfeit(self, state: S_contra, losers: Sequence[int], reason: str) -> tuple[Event, ...]:
+        """The events that end the game when the seats `losers` lose by an illegal or missing
+        step of the fair-play protocol (a seed or setup not revealed in time, an illegal setup)."""
         ...
 
 

@@ -46,6 +46,7 @@ from contracts.events import (
     TimedOut,
 )
 from domain import fairplay
+from domain.core.outcome import Outcome
 from domain.core.ruleset import (
     Decided,
     Decision,
@@ -53,7 +54,6 @@ from domain.core.ruleset import (
     Forfeit,
     HiddenSetup,
     NeedDraws,
-    Outcome,
     Rejection,
     Ruleset,
     forfeit_of,
@@ -396,7 +396,7 @@ def _claim_timeout(table: Table, seat: int, idle_ms: int) -> Decision:
         return _refuse(ErrorCode.ILLEGAL_ACTION,
                        f"the deadline is {deadline} ms; the table has waited {idle_ms} ms",
                        "fair-play 1.3")  # fmt: skip
-    forfeit = _forfeit(table).forfeit(table.game, laggards[0], "timeout")
+    forfeit = _forfeit(table).forfeit(table.game, laggards, "timeout")
     return (TimedOut(seats=laggards, idle_ms=idle_ms), *forfeit)
 
 
@@ -461,7 +461,7 @@ def _setup_action(table: Table, seat: int, verb: str, arg: str) -> Decision:
             return (revealed,)
         return (revealed, GameEnded(result=ended.result, reason=ended.reason,
                                     winners=list(ended.winners)))  # fmt: skip
-    forfeit = _forfeit(table).forfeit(table.game, seat, rejected)
+    forfeit = _forfeit(table).forfeit(table.game, (seat,), rejected)
     return (revealed, *forfeit)
 
 

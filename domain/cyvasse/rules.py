@@ -26,6 +26,8 @@ from domain.core import (
     VariantError,
     agreement,
 )
+from domain.core.agreement import Agreement
+from domain.core.outcome import draw, ended, lose, win
 from domain.core.ruleset import with_state
 from domain.cyvasse import version_c
 from domain.cyvasse.board import (
@@ -97,8 +99,7 @@ class State(NamedTuple):
     geo: Geometry
     pos: Position
     placed: int = 3  # bit per seat whose setup is on the board; 3 = play
-    offer: int = -1  # seat whose draw offer stands, -1 if none
-    offered: int = 0  # bit per seat: offered and not moved since
+    agreement: Agreement = Agreement()  # draw offers and resignation (CY-7.8)
     outcome: Outcome | None = None
 
 
@@ -117,17 +118,10 @@ _SQUARE_RES: Final = _patterns(r"[a-j](?:10|[1-9])")
 _HEX_RES: Final = _patterns(r"[a-k](?:1[01]|[1-9])")
 
 
-_win, _draw, _ended = agreement.win, agreement.draw, agreement.ended
-
-
 def _played(state: State, seat: int, nxt: Position) -> State:
     """The state after `seat` moved to position `nxt` (moving declines a standing offer and
     clears the mover's own offer mark)."""
-    return state._replace(
-        pos=nxt,
-        offer=-1 if state.offer == seat ^ 1 else state.offer,
-        offered=state.offered & ~(1 << seat),
-    )
+    return state._replace(pos=nxt, agreement=agreement.moved(state.agreement, seat))
 
 
 class Cyvasse:
@@ -189,9 +183,9 @@ class Cyvasse:
             return illegal(reason, clause)
         return None
 
-    def forfeit(self, state: State, seat: int, reason: str) -> tuple[Event, ...]:
+    def forfeit(self, state: State, losers: Sequence[int], reason: str) -> tuple[Event, ...]:
         why = "timeout" if reason == "timeout" else "illegal_setup"
-        return (_ended(_win(seat ^ 1, why)),)
+        return (ended(lose(losers, why)),)
 
     def random_setup(self, state: State, seat: int, choose: Callable[[int], int]) -> bytes:
         cfg = state.config
@@ -232,8 +226,8 @@ class Cyvasse:
         return self._move(state, seat, action)
 
     def _command(self, state: State, seat: int, command: Command) -> Decision:
-        return agreement.decide(command, seat, state.pos.turn, state.offer, state.offered,
-                                "CY-7.8")  # fmt: skip
+        return agreement.decide(command, seat, state.agreement, "CY-7.8",
+                                may_offer=seat == state.pos.turn)  # fmt: skip
 
     def _move(self, state: State, seat: int, move: Move) -> Decision:
         pos, cfg, geo = state.pos, state.config, state.geo
@@ -247,15 +241,15 @@ class Cyvasse:
         text = format_move(geo, move)
         events: list[Event] = []
         after = state  # kept as the events are made: the move is not played again
-        if state.offer == seat ^ 1:  # moving declines a standing offer
+        if agreement.pending(state.agreement, seat):  # moving declines a standing offer
             events.append(DrawDeclined(seat=seat))
             after = self.evolve(after, events[-1])
         check = not cfg.values and in_check(cfg, geo, nxt.board, nxt.turn)
         events.append(MovePlayed(seat=seat, action=text, check=check))
         after = _played(after, seat, nxt)
-        ended = game_end(cfg, geo, pos.board, move, nxt)
-        if ended:
-            events.append(_ended(ended))
+        end = game_end(cfg, geo, pos.board, move, nxt)
+        if end:
+            events.append(ended(end))
             after = self.evolve(after, events[-1])
         return Decided(events, after)
 
@@ -270,7 +264,7 @@ class Cyvasse:
             return _place(state, event)
         if isinstance(event, SetupsDiscarded):  # CY-3.5 replace: an empty board again
             return _unplaced(state.config, state.geo)
-        if (changed := agreement.changes(state.offered, event)) is not None:
+        if (changed := agreement.changes(state.agreement, event)) is not None:
             return state._replace(**changed)
         return state  # GameCreated, GameSealed and unknown events leave the state unchanged
 
@@ -298,7 +292,7 @@ class Cyvasse:
             "side_to_move": ("white", "black")[pos.turn] if playing else None,
             "in_check": check,
             "reserve": [seat for seat in (0, 1) if pos.reserve >> seat & 1],
-            "draw_offer": state.offer if state.offer >= 0 else None,
+            "draw_offer": state.agreement.offer if state.agreement.offer >= 0 else None,
             "plies_since_progress": pos.quiet,
             "result": out.result if out else None,
             "reason": out.reason if out else None,
@@ -414,7 +408,7 @@ def _place(state: State, event: SetupRevealed) -> State:
     outcome = None
     cfg, geo = state.config, state.geo
     if not cfg.values and not has_legal_move(cfg, geo, pos):  # checkmated at the reveal
-        outcome = _win(1, "checkmate") if in_check(cfg, geo, pos.board, 0) else _draw("stalemate")
+        outcome = win(1, "checkmate") if in_check(cfg, geo, pos.board, 0) else draw("stalemate")
     return state._replace(pos=pos, placed=placed, outcome=outcome)
 
 
@@ -539,23 +533,23 @@ def game_end(
     """The first end condition of CY-4.4 that holds after `move` produced `nxt`."""
     mover = nxt.turn ^ 1
     if captures_king(before, move):  # CY-7.3, CY-R60
-        return _win(mover, "king_captured")
+        return win(mover, "king_captured")
     if not cfg.values:
         if not has_legal_move(cfg, geo, nxt):  # CY-7.1, CY-7.2
             if in_check(cfg, geo, nxt.board, nxt.turn):
-                return _win(mover, "checkmate")
-            return _draw("stalemate")
+                return win(mover, "checkmate")
+            return draw("stalemate")
         if not nxt.reserve and all(m & KIND in (KING, MOUNTAIN) for m in nxt.board if m):  # CY-7.7
-            return _draw("insufficient_material")
+            return draw("insufficient_material")
     elif nxt.passes >= 2:  # CY-7.6
-        return _draw("no_moves")
+        return draw("no_moves")
     history = nxt.history
     if len(history) >= 2 * cfg.repetition_count - 1 and (
         history.count(history[-1]) >= cfg.repetition_count
     ):  # CY-7.4
-        return _draw("repetition")
+        return draw("repetition")
     if cfg.no_progress_limit and nxt.quiet >= 2 * cfg.no_progress_limit:  # CY-7.5
-        return _draw("no_progress")
+        return draw("no_progress")
     return None
 
 

@@ -72,7 +72,8 @@ def decide(state: State, seat: int, action: YAction, draws: Sequence[DrawResult]
     if isinstance(action, str):  # Y-8.8
         if action != "resign" and state.phase in ("levels", "place"):
             return refuse("draws are offered in play", "Y-8.8")
-        verdict = agreement.decide(action, seat, state.mover, state.offer, state.offered, "Y-8.8")
+        verdict = agreement.decide(action, seat, state.agreement, "Y-8.8",
+                                   may_offer=seat == state.mover)  # fmt: skip
         return with_state(evolve, state, verdict)
     run = Run(state, draws)
     try:

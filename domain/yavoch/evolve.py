@@ -60,8 +60,9 @@ def evolve(state: State, event: Event) -> State:
     if isinstance(event, TurnBegan):
         if state.expected:
             raise ValueError(f"missing before the next turn: {state.expected[0]}")
-        offered = state.offered & ~(1 << state.mover) if state.number else state.offered
-        return replace(state, mover=event.seat, number=event.turn, turn=Turn(), offered=offered)
+        # An offer stands until it is answered (Y-8.8); the last mover may offer again.
+        agreed = agreement.mark_cleared(state.agreement, state.mover)
+        return replace(state, mover=event.seat, number=event.turn, turn=Turn(), agreement=agreed)
     if isinstance(event, FleetPlaced):
         pieces = [(LETTERS[i[0]], parse_position(i[1:])) for i in event.placement.split()]
         board = fx.place(state.cfg, state.board, event.seat + 1, pieces)
@@ -70,7 +71,7 @@ def evolve(state: State, event: Event) -> State:
     if isinstance(event, LevelsChosen):
         levels: tuple[int, int] = (event.levels[0], event.levels[1])
         return replace(state, levels=levels)
-    if (changed := agreement.changes(state.offered, event)) is not None:
+    if (changed := agreement.changes(state.agreement, event)) is not None:
         return replace(state, **changed)
     return state
 

@@ -59,7 +59,8 @@ def legal_actions(state: State, seat: int) -> Sequence[YAction]:
         v
         for v in ("resign", "offer-draw", "accept-draw", "decline-draw")
         if not isinstance(
-            agreement.decide(v, seat, state.mover, state.offer, state.offered, ""), Rejection
+            agreement.decide(v, seat, state.agreement, "", may_offer=seat == state.mover),
+            Rejection,
         )
     )
     return out

@@ -21,8 +21,8 @@ from domain.core import (
     Outcome,
     Rejection,
     VariantError,
-    agreement,
 )
+from domain.core.outcome import ended, lose
 from domain.yavoch.actions import YAction, action_text, names, parse
 from domain.yavoch.bot import bot_action, random_placement
 from domain.yavoch.decide import decide
@@ -35,8 +35,6 @@ from domain.yavoch.render import render
 from domain.yavoch.state import State
 from domain.yavoch.turns import has_valid_move, to_act
 from domain.yavoch.variant import VARIANTS, parse_variant
-
-_win, _ended = agreement.win, agreement.ended
 
 
 class Yavoch:
@@ -65,9 +63,9 @@ class Yavoch:
         state = State(parse_variant(created.variant), created.game_id)
         return read_position(state, created.position) if created.position else state
 
-    def forfeit(self, state: State, seat: int, reason: str) -> tuple[Event, ...]:
+    def forfeit(self, state: State, losers: Sequence[int], reason: str) -> tuple[Event, ...]:
         """A seat that never revealed its client seed loses (fair-play 1.3)."""
-        return (_ended(_win(seat ^ 1, "timeout")),)
+        return (ended(lose(losers, "timeout")),)
 
     def to_act(self, state: State) -> frozenset[int]:
         return to_act(state)
@@ -169,7 +167,7 @@ class Yavoch:
             if cards.top_is_impact
             else "component",
             "discard_pile": len(cards.discard),
-            "draw_offer": state.offer if state.offer >= 0 else None,
+            "draw_offer": state.agreement.offer if state.agreement.offer >= 0 else None,
             "result": out.result if out else None,
             "reason": out.reason if out else None,
             "winners": list(out.winners) if out else [],

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from contracts.events import Event
 from domain.core import Outcome
+from domain.core.agreement import Agreement
 from domain.yavoch.board import Board, Ship
 from domain.yavoch.cards import Cards
 from domain.yavoch.field import Position
@@ -53,8 +54,7 @@ class State:
     # [FULL] what an impact event's rolls oblige the next events to be (Engineering Failure's
     # discards, Enemy Defector's picks): replay checks them, so a log cannot disagree with its dice
     expected: tuple[Event, ...] = ()
-    offer: int = -1
-    offered: int = 0
+    agreement: Agreement = Agreement()  # noqa: RUF009  # draw offers and resignation (Y-8.8)
     outcome: Outcome | None = None
 
     @property

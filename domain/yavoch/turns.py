@@ -8,7 +8,8 @@ from dataclasses import replace
 
 from contracts.events import CardRevealed
 from contracts.yavoch import Played, TurnBegan
-from domain.core import Outcome, agreement
+from domain.core import Outcome
+from domain.core.outcome import draw, ended, lose
 from domain.yavoch import board as fx
 from domain.yavoch.board import Board
 from domain.yavoch.cards import is_impact
@@ -18,8 +19,6 @@ from domain.yavoch.movement import gate_destinations, ship_moves
 from domain.yavoch.notation import Kind, Shot
 from domain.yavoch.run import Run
 from domain.yavoch.state import State, commands
-
-_win, _draw, _ended = agreement.win, agreement.draw, agreement.ended
 
 
 def to_act(state: State) -> frozenset[int]:
@@ -44,7 +43,7 @@ def act(run: Run, played: Played) -> None:
     if state.window is not None:
         return
     if state.casualties:
-        run.emit(_ended(_command_lost(state, state.casualties)))
+        run.emit(ended(_command_lost(state, state.casualties)))
     elif state.turn.over:
         end_turn(run)
 
@@ -56,16 +55,16 @@ def end_turn(run: Run) -> None:
     dead = any(s.energy == 0 for _, s in commands(state.board, mover))  # Y-8.3
     losers = {s for s in (0, 1) if _lost_fleet(state.board, s)} | ({mover} if dead else set())
     if len(losers) == 2:  # Y-8.7
-        run.emit(_ended(_draw("both_lost")))
+        run.emit(ended(draw("both_lost")))
         return
     if losers:
         loser = losers.pop()
         reason = "dead_command_ship" if loser == mover and dead else "lost_fleet"
-        run.emit(_ended(_win(loser ^ 1, reason)))
+        run.emit(ended(lose((loser,), reason)))
         return
     limit = state.cfg.turn_limit
     if limit and state.number >= 2 * limit:
-        run.emit(_ended(_draw("turn_limit")))
+        run.emit(ended(draw("turn_limit")))
         return
     if state.cfg.full:
         draw_card(run)
@@ -91,14 +90,12 @@ def between_turns(run: Run) -> None:
         run.emit(CardRevealed(seat=mover, position=held.position, card=card, salt=held.salt))
         impact(run, held)
         if run.state.casualties:
-            run.emit(_ended(_command_lost(run.state, run.state.casualties)))
+            run.emit(ended(_command_lost(run.state, run.state.casualties)))
             return
     board = run.state.board
     losers = [s for s in (0, 1) if _lost_fleet(board, s)]  # Y-8.6
     if losers:
-        run.emit(
-            _ended(_draw("both_lost") if len(losers) == 2 else _win(losers[0] ^ 1, "lost_fleet"))
-        )
+        run.emit(ended(draw("both_lost") if len(losers) == 2 else lose(losers, "lost_fleet")))
         return
     begin_turn(run, mover ^ 1)
 
@@ -107,7 +104,7 @@ def begin_turn(run: Run, seat: int) -> None:
     """Y-4.1, then the start check of Y-8.5."""
     run.emit(TurnBegan(seat=seat, turn=run.state.number + 1))
     if not has_valid_move(run.state, seat):
-        run.emit(_ended(_win(seat ^ 1, "immobilized")))
+        run.emit(ended(lose((seat,), "immobilized")))
 
 
 def has_valid_move(state: State, seat: int, gates: bool = False) -> bool:
@@ -144,8 +141,8 @@ def _lost_fleet(board: Board, seat: int) -> bool:
 def _command_lost(state: State, owners: frozenset[int]) -> Outcome:
     """Y-8.1 / Y-8.2 / Y-R21."""
     if len(owners) == 2:
-        return _draw("command_ships_destroyed")
+        return draw("command_ships_destroyed")
     loser = next(iter(owners)) - 1
     if not any(s.energy >= 1 for _, s in commands(state.board, loser ^ 1)):
-        return _draw("surviving_command_ship_without_energy")
-    return _win(loser ^ 1, "command_ship_destroyed")
+        return draw("surviving_command_ship_without_energy")
+    return lose((loser,), "command_ship_destroyed")

@@ -41,7 +41,7 @@ from domain.audit import (
     StoreHead,
     audit,
 )
-from domain.core import Capability, Outcome, Rejection
+from domain.core import Capability, Outcome, Rejection, outcome
 from domain.core.ruleset import check_capabilities
 from tests.rulesets import register
 from tests.rulesets.driver import LocalGame, play_locally, setup_bytes
@@ -81,7 +81,7 @@ class AuditDice:
 
     def evolve(self, state: State, event: Event) -> State:
         if isinstance(event, GameEnded):
-            return State(Outcome(event.result, event.reason, tuple(event.winners)), state.order)
+            return State(outcome.of(event), state.order)
         if isinstance(event, DeckShuffled):
             return State(state.ended, tuple(event.order))
         return state
@@ -104,8 +104,8 @@ class AuditDice:
     def combined_setup_problem(self, state: State) -> str | None:
         return None
 
-    def forfeit(self, state: State, seat: int, reason: str) -> tuple[Event, ...]:
-        return (GameEnded(result="0-1" if seat == 0 else "1-0", reason=reason, winners=[1 - seat]),)
+    def forfeit(self, state: State, losers: Sequence[int], reason: str) -> tuple[Event, ...]:
+        return (outcome.ended(outcome.lose(losers, reason)),)
 
     def card_at(self, state: State, position: int) -> str | None:
         if not 0 <= position < len(state.order):

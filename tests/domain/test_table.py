@@ -153,9 +153,9 @@ def test_race_check_setup_accepts(boost: int) -> None:
 def test_race_forfeit() -> None:
     """forfeit: the other seat wins by illegal_setup."""
     state = RACE.start(RACE.create(""))
-    assert RACE.forfeit(state, 0, "x") == (GameEnded(result="0-1", reason="illegal_setup",
+    assert RACE.forfeit(state, (0,), "x") == (GameEnded(result="0-1", reason="illegal_setup",
                                                      winners=[1]),)  # fmt: skip
-    assert RACE.forfeit(state, 1, "x") == (GameEnded(result="1-0", reason="illegal_setup",
+    assert RACE.forfeit(state, (1,), "x") == (GameEnded(result="1-0", reason="illegal_setup",
                                                      winners=[0]),)  # fmt: skip
 
 
@@ -644,3 +644,70 @@ def test_a_seat_kept_waiting_claims_the_game_after_the_deadline() -> None:
     for event in events:
         table = tables.evolve(table, event)
     assert tables.phase(table) == "ended"
+
+
+# -- more than two seats ----------------------------------------------------------------------
+
+FOUR_SEEDS = (*SEEDS, "cat0123456789abcde", "dan0123456789abcde")
+
+
+def test_a_four_seat_team_race_seeds_sets_up_and_ends_with_a_team_winning() -> None:
+    """RACE-8 / RACE-7: every seat of four commits and reveals its seed and its setup
+    (fair-play 1.3, 3), turns go round the four, and a finish wins for the finisher's team."""
+    game = LocalGame.create(SERVER_SEED, GAME, variant="teams+seats=4")
+    assert (game.table.created.seats, game.table.created.teams) == (4, [[0, 2], [1, 3]])
+    game.seed(FOUR_SEEDS)
+    game.set_up([setup_bytes({"boost": 3})] * 4, [f"{k:02x}" * 32 for k in range(4)])
+    turns = []
+    while tables.outcome(game.table) is None:
+        (seat,) = tables.to_act(game.table)
+        turns.append(seat)
+        game.must(seat, "roll")
+    assert turns[:8] == [0, 1, 2, 3, 0, 1, 2, 3]  # RACE-2
+    ended = game.log[-1]
+    assert isinstance(ended, GameEnded)
+    finisher = turns[-1]
+    team = [finisher % 2, finisher % 2 + 2]
+    assert ended.winners == team
+    assert ended.result == "-".join("1" if s in team else "0" for s in range(4))
+
+
+def test_a_resignation_among_three_passes_the_turn_and_the_last_seat_left_wins() -> None:
+    """RACE-6 / RACE-2: the resigned seat is skipped; one seat left wins."""
+    game = LocalGame.create(SERVER_SEED, GAME, variant="seats=3")
+    game.seed(FOUR_SEEDS[:3])
+    game.set_up([BOOST0] * 3, [f"{k:02x}" * 32 for k in range(3)])
+    assert game.must(0, "resign") == (Resigned(seat=0),)  # on its turn: seat 1 to move
+    assert tables.to_act(game.table) == {1}
+    assert rejected(game.act(0, "roll")).code is ErrorCode.NOT_YOUR_TURN
+    game.must(1, "roll")
+    assert tables.to_act(game.table) == {2}  # seat 0 is skipped
+    game.must(2, "roll")
+    assert tables.to_act(game.table) == {1}
+    assert game.must(2, "resign")[-1] == GameEnded(result="0-1-0", reason="resignation",
+                                                   winners=[1])  # fmt: skip
+
+
+def test_every_laggard_of_several_loses_a_claimed_game() -> None:
+    """fair-play 1.3 with four seats: the two that never committed lose, the waiting two win."""
+    created = msgspec.structs.replace(RACE.create("seats=4"), game_id="g-late",
+                                      reveal_deadline_ms=1000)  # fmt: skip
+    table = tables.open_table(RACE, "g-late", created)
+    table = tables.evolve(table, SeedCommitted(commitment="0" * 64))
+    for seat in (0, 2):
+        digest = fairplay.client_seed_commitment("g-late", seat, FOUR_SEEDS[seat])
+        table = tables.evolve(table, ClientSeedCommitted(seat=seat, commitment=digest))
+    events = tables.decide(table, 2, "claim-timeout", idle_ms=1000)
+    assert isinstance(events, tuple)
+    assert events == (TimedOut(seats=[1, 3], idle_ms=1000),
+                      GameEnded(result="1-0-1-0", reason="timeout", winners=[0, 2]))  # fmt: skip
+
+
+def test_a_race_variant_names_two_to_four_seats_and_teams_only_with_four() -> None:
+    """RACE-8."""
+    assert RACE.create("").variant == ""
+    assert RACE.create("seats=2").variant == ""
+    assert RACE.create("seats=4+teams").variant == "teams+seats=4"
+    for bad in ("seats=5", "seats=1", "teams", "seats=3+teams"):
+        with pytest.raises(VariantError):
+            RACE.create(bad)

@@ -199,7 +199,7 @@ def test_every_ruleset_declares_its_variants_and_creates_their_canonical_form() 
         assert isinstance(spec, VariantSpec), name
         assert RULESETS[name].create("").variant == format_values(spec, defaults(spec))
         json.dumps(describe(spec))  # JSON-ready for the gateway
-    assert every["race"] == VariantSpec()
+    assert [p.name for p in every["race"].parameters] == ["seats", "teams"]
     assert [v.name for v in every["yavoch"].variants] == ["decker", "full"]
     assert [v.name for v in every["cyvasse"].variants] == ["A", "B", "C"]
     assert describe(every["chess3d"])["parameters"][4] | {"description": ""} == {

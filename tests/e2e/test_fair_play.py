@@ -85,6 +85,31 @@ async def test_a_fair_game_through_the_services_passes_the_audit(
     assert report.ok, report.failure
 
 
+async def test_four_seats_in_two_teams_queue_play_and_pass_the_audit(
+    client: Client, store: EventStore
+) -> None:
+    """Four players queue for a team race (RACE-8): matchmaking seats all four in one game,
+    each seat's seed and hidden setup go through the protocol, and the finisher's team wins."""
+    seated = await asyncio.gather(*(client.find_match("race", "seats=4+teams", player=name)
+                                    for name in ("ann", "bob", "cat", "dan")))  # fmt: skip
+    assert len({s.game_id for s in seated}) == 1
+    assert sorted(s.seat for s in seated) == [0, 1, 2, 3]
+    results = await asyncio.gather(*(
+        play_seat(client, s.game_id, s.seat, s.token, policy=race_policy, seed=s.seat)
+        for s in seated
+    ))  # fmt: skip
+    outcome = results[0].outcome
+    assert all(r.outcome == outcome for r in results)
+    assert outcome.winners in ((0, 2), (1, 3))
+    assert outcome.result == "-".join("1" if s in outcome.winners else "0" for s in range(4))
+    stored = await store.read_all(seated[0].game_id)
+    _, events = decode_log(stored)
+    assert sum(isinstance(e, SetupRevealed) for e in events) == 4
+    assert sum(isinstance(e, ClientSeedRevealed) for e in events) == 4
+    report = audit(stored)
+    assert report.ok, report.failure
+
+
 async def test_nothing_secret_crosses_nats_before_its_reveal(
     client: Client, store: EventStore, admin_bus: NATS
 ) -> None:

@@ -1,20 +1,23 @@
-"""Race: a small two-seat test ruleset that exercises every part of the fair-play table.
+"""Race: a small test ruleset for 2-4 seats that exercises every part of the fair-play table.
 
 Rules (clauses are cited by rejections):
 
 - RACE-0 Notation: the actions are ``roll``, ``draw``, ``play <position>`` and ``resign``.
 - RACE-1 Setup (hidden, simultaneous, via the table): each seat's setup is the JSON object
   ``{"boost": k}`` with an integer ``0 <= k <= 3``; the seat starts ``k`` squares ahead. An
-  illegal reveal loses the game (result reason ``illegal_setup``).
-- RACE-2 Turns: seats alternate, seat 0 first; on its turn a seat does exactly one of
-  ``roll``, ``draw`` or ``play``, which ends its turn.
+  illegal reveal loses the game (result reason ``illegal_setup``; a missing one, ``timeout``).
+- RACE-2 Turns: the seats in the race take turns in seat order, seat 0 first; on its turn a
+  seat does exactly one of ``roll``, ``draw`` or ``play``, which ends its turn.
 - RACE-3 Roll: die(6); the seat advances by the face + 1 (1-6 squares).
 - RACE-4 Draw: the seat takes the next card of a 10-card deck, privately. The deck is shuffled
   (one nonce) on the game's first ``draw``. At most 3 cards in hand; no draw from an empty deck.
 - RACE-5 Play: the seat reveals a card it holds (``play <deck position>``) and advances by the
   card's value.
-- RACE-6 Resign: either seat, at any time.
-- RACE-7 Finish: the first seat on square 20 or beyond wins (reason ``finish``).
+- RACE-6 Resign: any seat, at any time; it leaves the race (with its team, in team play).
+  When one side is left, it wins (reason ``resignation``).
+- RACE-7 Finish: the first seat on square 20 or beyond wins, with its team (reason ``finish``).
+- RACE-8 Variants: ``seats=N`` races 2 (the default), 3 or 4 seats; ``teams`` (with 4 seats)
+  pairs seats 0 and 2 against 1 and 3.
 
 The canonical deck is ``c1`` .. ``c10``; card ``cN`` is worth ``N mod 5 + 1`` squares (c1 = 2,
 c4 = 5, c5 = 1, c10 = 1). Deck position ``p`` holds the card of canonical index ``order[p]``,
@@ -36,8 +39,6 @@ from contracts.events import (
     DeckShuffled,
     Event,
     GameCreated,
-    GameEnded,
-    Resigned,
     SetupRevealed,
 )
 from domain import fairplay
@@ -50,8 +51,12 @@ from domain.core import (
     Outcome,
     Rejection,
     VariantError,
+    agreement,
 )
-from domain.core.variant import VariantSpec
+from domain.core import variant as shared
+from domain.core.agreement import Agreement
+from domain.core.outcome import Sides, ended, lose, win
+from domain.core.variant import Parameter, ParamType, VariantSpec
 
 TARGET: Final = 20
 DECK_SIZE: Final = 10
@@ -99,26 +104,56 @@ class Held:
 
 
 @dataclass(frozen=True, slots=True)
+class Config:
+    seats: int = 2
+    teams: bool = False
+
+
+VARIANTS: Final = VariantSpec(
+    parameters=(
+        Parameter("seats", "how many seats race", ParamType.INT, 2, minimum=2, maximum=4),
+        Parameter(
+            "teams",
+            "seats 0 and 2 race against 1 and 3",
+            ParamType.BOOL,
+            False,
+            bare=True,
+            needs=("seats", "4"),
+        ),
+    ),
+    to_config=lambda values: Config(values.number("seats"), values.flag("teams")),
+    from_config=lambda config: {"seats": config.seats, "teams": config.teams},
+)
+TEAMS: Final = ((0, 2), (1, 3))
+
+
+@dataclass(frozen=True, slots=True)
 class RaceState:
     game_id: str
-    squares: tuple[int, int] = (0, 0)
+    squares: tuple[int, ...] = (0, 0)
     turn: int = 0
     order: tuple[int, ...] = ()  # the deck's shuffle; () until the first draw
     dealt: int = 0  # cards dealt so far = the next deck position
-    hands: tuple[tuple[Held, ...], tuple[Held, ...]] = ((), ())
+    hands: tuple[tuple[Held, ...], ...] = ((), ())
+    agreement: Agreement = Agreement()  # noqa: RUF009  # immutable; who has resigned (RACE-6)
     outcome: Outcome | None = None
+
+    @property
+    def seats(self) -> int:
+        return len(self.squares)
+
+    def after(self, seat: int) -> int:
+        """The next seat in the race after `seat` (RACE-2)."""
+        following = ((seat + k) % self.seats for k in range(1, self.seats))
+        return next((s for s in following if self.agreement.in_play(s)), seat)
 
 
 def _illegal(reason: str, clause: str) -> Rejection:
     return Rejection(ErrorCode.ILLEGAL_ACTION, reason, clause)
 
 
-def _win(winner: int, reason: str) -> GameEnded:
-    return GameEnded(result="1-0" if winner == 0 else "0-1", reason=reason, winners=[winner])
-
-
-def _put(pair: tuple[Any, Any], seat: int, value: Any) -> tuple[Any, Any]:
-    return (value, pair[1]) if seat == 0 else (pair[0], value)
+def _put(values: tuple[Any, ...], seat: int, value: Any) -> tuple[Any, ...]:
+    return (*values[:seat], value, *values[seat + 1 :])
 
 
 def _find(draws: Sequence[DrawResult], kind: str, n: int | None = None) -> DrawResult | None:
@@ -133,20 +168,24 @@ class Race:
     capabilities = frozenset(
         {Capability.FORFEIT, Capability.HIDDEN_SETUP, Capability.RANDOM_SETUP, Capability.CARDS}
     )
-    variants: VariantSpec[Any] = VariantSpec()  # none: only "" (create refuses any other)
+    variants: VariantSpec[Any] = VARIANTS
     events: tuple[type[Event], ...] = EVENTS
 
     # Game lifecycle -----------------------------------------------------------------------
 
     def create(self, variant: str, position: str = "") -> GameCreated:
-        if variant:
-            raise VariantError(ErrorCode.BAD_VARIANT, f"race has no variants, got {variant!r}")
+        config = shared.parse(VARIANTS, variant)
         if position:
             raise VariantError(ErrorCode.BAD_POSITION, "race always starts from square 0")
-        return GameCreated(ruleset=self.name, seats=2, randomness=True, hidden_setup=True)
+        teams = [list(team) for team in TEAMS] if config.teams else []
+        return GameCreated(ruleset=self.name, variant=shared.format_variant(VARIANTS, config),
+                           seats=config.seats, teams=teams, randomness=True,
+                           hidden_setup=True)  # fmt: skip
 
     def start(self, created: GameCreated) -> RaceState:
-        return RaceState(created.game_id)
+        n = created.seats
+        return RaceState(created.game_id, (0,) * n, hands=((),) * n,
+                         agreement=Agreement(Sides.of(created)))  # fmt: skip
 
     def to_act(self, state: RaceState) -> frozenset[int]:
         return frozenset() if state.outcome else frozenset((state.turn,))
@@ -181,13 +220,14 @@ class Race:
         """A legal setup for bots: a boost of 0-3 picked by `choose`."""
         return msgspec.json.encode({"boost": choose(4)}, order="sorted")
 
-    def forfeit(self, state: RaceState, seat: int, reason: str) -> tuple[Event, ...]:
-        return (_win(1 - seat, "illegal_setup"),)
+    def forfeit(self, state: RaceState, losers: Sequence[int], reason: str) -> tuple[Event, ...]:
+        why = "timeout" if reason == "timeout" else "illegal_setup"
+        return (ended(lose(losers, why, state.agreement.sides)),)
 
     # Actions ------------------------------------------------------------------------------
 
     def legal_actions(self, state: RaceState, seat: int) -> Sequence[RaceAction]:
-        if state.outcome or seat not in (0, 1):
+        if state.outcome or not 0 <= seat < state.seats or not state.agreement.in_play(seat):
             return []
         actions: list[RaceAction] = []
         if seat == state.turn:
@@ -217,10 +257,10 @@ class Race:
     ) -> Decision:
         if state.outcome:
             return Rejection(ErrorCode.GAME_ENDED, "the game has ended")
-        if seat not in (0, 1):
+        if not 0 <= seat < state.seats:
             return Rejection(ErrorCode.UNKNOWN_SEAT, f"seat {seat} does not race")
         if action.verb is Verb.RESIGN:  # RACE-6
-            return (Resigned(seat=seat), _win(1 - seat, "resignation"))
+            return agreement.decide("resign", seat, state.agreement, "RACE-6", may_offer=False)
         if seat != state.turn:
             return Rejection(ErrorCode.NOT_YOUR_TURN, f"it is seat {state.turn}'s turn", "RACE-2")
         if action.verb is Verb.ROLL:
@@ -265,7 +305,7 @@ class Race:
     def _advance(self, state: RaceState, seat: int, by: int, reason: str) -> tuple[Event, ...]:
         events: list[Event] = [Advanced(seat=seat, by=by, reason=reason)]
         if state.squares[seat] + by >= TARGET:  # RACE-7
-            events.append(_win(seat, "finish"))
+            events.append(ended(win(seat, "finish", state.agreement.sides)))
         return tuple(events)
 
     # Events -------------------------------------------------------------------------------
@@ -273,11 +313,11 @@ class Race:
     def evolve(self, state: RaceState, event: Event) -> RaceState:
         if isinstance(event, Advanced):
             squares = _put(state.squares, event.seat, state.squares[event.seat] + event.by)
-            return replace(state, squares=squares, turn=1 - event.seat)
+            return replace(state, squares=squares, turn=state.after(event.seat))
         if isinstance(event, CardDealt):
             hand = (*state.hands[event.seat], Held(event.position, event.card, event.salt))
             return replace(state, hands=_put(state.hands, event.seat, hand),
-                           dealt=event.position + 1, turn=1 - event.seat)  # fmt: skip
+                           dealt=event.position + 1, turn=state.after(event.seat))  # fmt: skip
         if isinstance(event, CardRevealed):
             hand = tuple(h for h in state.hands[event.seat] if h.position != event.position)
             return replace(state, hands=_put(state.hands, event.seat, hand))
@@ -288,10 +328,11 @@ class Race:
             boost = setup.get("boost", 0) if isinstance(setup, dict) else 0
             squares = _put(state.squares, event.seat, state.squares[event.seat] + boost)
             return replace(state, squares=squares)
-        if isinstance(event, GameEnded):
-            outcome = Outcome(event.result, event.reason, tuple(event.winners))
-            return replace(state, outcome=outcome)
-        return state  # Resigned (GameEnded follows), RandomDrawn (Advanced follows), the rest
+        if (changed := agreement.changes(state.agreement, event)) is not None:
+            state = replace(state, **changed)
+            if not state.agreement.in_play(state.turn):  # a resignation on one's turn
+                state = replace(state, turn=state.after(state.turn))
+        return state  # RandomDrawn (Advanced follows), the rest
 
     # Projections --------------------------------------------------------------------------
 
@@ -299,14 +340,14 @@ class Race:
         return state.outcome
 
     def position(self, state: RaceState) -> str:
-        a, b = state.squares
-        hands = f"{len(state.hands[0])}/{len(state.hands[1])}"
+        squares = "-".join(map(str, state.squares))
+        hands = "/".join(str(len(hand)) for hand in state.hands)
         to_move = "-" if state.outcome else str(state.turn)
-        return f"race {a}-{b} hands {hands} deck {DECK_SIZE - state.dealt} to-move {to_move}"
+        return f"race {squares} hands {hands} deck {DECK_SIZE - state.dealt} to-move {to_move}"
 
     def render(self, state: RaceState) -> str:
         lines = []
-        for seat in (0, 1):
+        for seat in range(state.seats):
             square = min(state.squares[seat], TARGET)
             track = "#" * square + "." * (TARGET - square)
             lines.append(f"seat {seat} |{track}| {state.squares[seat]:>2}  "
@@ -319,7 +360,7 @@ class Race:
     def view(self, state: RaceState, seat: int | None) -> dict[str, Any]:
         out = state.outcome
         hands: list[Any] = []
-        for s in (0, 1):
+        for s in range(state.seats):
             if s == seat or out is not None:
                 hands.append([{"position": h.position, "card": h.card,
                                "value": card_value(h.card)} for h in state.hands[s]])  # fmt: skip

@@ -6,7 +6,7 @@ from contracts.events import GameEnded, Resigned
 from domain.chess3d import CHESS3D
 from domain.chess3d.geometry import SQUARES
 from domain.chess3d.rules import material_draw
-from domain.core import Outcome
+from domain.core.outcome import draw, win
 from tests.domain.chess3d.helpers import act, fen_of, new, play, refuse
 
 MATE = {"IA1": "k", "IIIA1": "K", "IIH1": "Q"}  # IIH1-IIA1 mates (C3-R25's example)
@@ -30,7 +30,7 @@ def test_checkmate_ends_the_game_and_the_mover_wins() -> None:
     assert isinstance(move, MovePlayed)
     assert move.check
     assert _ended(events) == GameEnded(result="1-0", reason="checkmate", winners=[0])
-    assert CHESS3D.outcome(state) == Outcome("1-0", "checkmate", (0,))
+    assert CHESS3D.outcome(state) == win(0, "checkmate")
     assert CHESS3D.to_act(state) == frozenset()
     assert CHESS3D.legal_actions(state, 1) == []
 
@@ -275,7 +275,7 @@ def test_resignation_at_any_time_by_either_side() -> None:
     state, events = act(new(), "resign", seat=1)
     assert events == (Resigned(seat=1), GameEnded(result="1-0", reason="resignation",
                                                   winners=[0]))  # fmt: skip
-    assert CHESS3D.outcome(state) == Outcome("1-0", "resignation", (0,))
+    assert CHESS3D.outcome(state) == win(0, "resignation")
     _, events = act(new(), "resign", seat=0)
     assert _ended(events).result == "0-1"
 
@@ -288,7 +288,7 @@ def test_draw_offer_accepted_ends_the_game() -> None:
     assert CHESS3D.view(state, 1)["draw_offer"] == 0
     state, events = act(state, "accept-draw", seat=1)  # while it is still White's turn
     assert events == (DrawAccepted(seat=1), GameEnded(result="1/2-1/2", reason="agreement"))
-    assert CHESS3D.outcome(state) == Outcome("1/2-1/2", "agreement")
+    assert CHESS3D.outcome(state) == draw("agreement")
 
 
 def test_draw_offer_declined_explicitly_or_by_moving() -> None:
@@ -298,13 +298,13 @@ def test_draw_offer_declined_explicitly_or_by_moving() -> None:
     _, events = act(state, "decline-draw", seat=1)
     assert events == (DrawDeclined(seat=1),)
     state = play(state, "IE2-IE4")  # the offer still stands
-    assert state.offer == 0
+    assert state.agreement.offer == 0
     later, _ = act(state, "accept-draw", seat=1)
-    assert CHESS3D.outcome(later) == Outcome("1/2-1/2", "agreement")
+    assert CHESS3D.outcome(later) == draw("agreement")
     state, events = act(state, "IIIE7-IIIE5")
     assert events[0] == DrawDeclined(seat=1)
     assert isinstance(events[1], MovePlayed)
-    assert state.offer == -1
+    assert state.agreement.offer == -1
 
 
 def test_draw_offer_rules() -> None:

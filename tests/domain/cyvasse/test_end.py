@@ -129,7 +129,7 @@ def test_draw_by_agreement() -> None:
     assert refuse(state, "offer-draw").clause == "CY-7.8"
     assert Command.ACCEPT_DRAW in CYVASSE.legal_actions(state, 1)
     state = play(state, "a1-a2")  # the offerer's own move keeps the offer
-    assert state.offer == 0
+    assert state.agreement.offer == 0
     state, events = act(state, "h8-h7")
     assert events[0] == DrawDeclined(seat=1)
     state, events = act(state, "offer-draw")

@@ -223,10 +223,10 @@ def test_forfeit_reasons() -> None:
     """forfeit: the other seat wins; a timeout is named as such."""
     # CY-7, fair-play 1.3
     state = fresh()
-    assert CYVASSE.forfeit(state, 1, "timeout") == (
+    assert CYVASSE.forfeit(state, (1,), "timeout") == (
         GameEnded(result="1-0", reason="timeout", winners=[0]),
     )
-    assert CYVASSE.forfeit(state, 0, "bad") == (
+    assert CYVASSE.forfeit(state, (0,), "bad") == (
         GameEnded(result="0-1", reason="illegal_setup", winners=[1]),
     )
 

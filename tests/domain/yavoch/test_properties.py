@@ -17,8 +17,8 @@ from contracts.events import (
     SeedRevealed,
 )
 from contracts.yavoch import CardTaken
-from domain.core import Outcome
 from domain.core import table as tables
+from domain.core.outcome import win
 from domain.yavoch.board import capacity
 from domain.yavoch.rules import YAVOCH
 from domain.yavoch.state import State
@@ -148,5 +148,5 @@ def test_a_seats_view_shows_its_own_faces_and_only_positions_of_the_other() -> N
         for holder, hand in enumerate(view["hands"]):
             assert [c["position"] for c in hand] == [h.position for h in state.cards.hands[holder]]
             assert all(("card" in c) == (holder == seat) for c in hand)
-    ended = YAVOCH.view(replace(state, outcome=Outcome("1-0", "resignation", (0,))), None)
+    ended = YAVOCH.view(replace(state, outcome=win(0, "resignation")), None)
     assert all("card" in c for hand in ended["hands"] for c in hand)  # Y-7.7
