@@ -31,7 +31,13 @@ from domain.yavoch.board import Board, capacity
 from domain.yavoch.evolve import evolve
 from domain.yavoch.field import Position, is_adjacent
 from domain.yavoch.full import cards_for, response_window, shuffle_initial, weapon_check
-from domain.yavoch.movement import Landing, gate_destinations, reachable, ship_moves
+from domain.yavoch.movement import (
+    Landing,
+    gate_destinations,
+    reachable,
+    returns_through_gate,
+    ship_moves,
+)
 from domain.yavoch.notation import (
     Attack,
     BattleResult,
@@ -291,12 +297,7 @@ def _why_not(state: State, origin: Position, destination: Position) -> Rejection
             f"{format_position(origin)}",
             MOVE_CLAUSE[ship.kind],
         )
-    gate = board.gates.get(destination)
-    if (
-        gate is not None
-        and gate.owner == ship.owner
-        and board.occupancy.partner(destination) == origin
-    ):
+    if returns_through_gate(board.occupancy, origin, destination):  # Y-R67 / Y-R70
         return refuse("not from an own gate onto its partner", "Y-R67")
     target = board.ships.get(destination)
     if ship.kind is Kind.TRYCH:

@@ -1,5 +1,5 @@
 """Moving ships and gates (sections 5.1 and 5.2: Y-5.1 to Y-5.16, with Y-R8, Y-R10, Y-R11,
-Y-R12, Y-R15, Y-R25, Y-R31, Y-R61, Y-R67).
+Y-R12, Y-R15, Y-R25, Y-R31, Y-R61, Y-R67 with Y-R70).
 
 Pure functions over an `Occupancy`: which positions a ship or gate may move to, and what the
 landing is (a plain move, a teleport, a battle, ...). What a landing then does to energy,
@@ -173,17 +173,17 @@ class ShipMove:
 def landing(
     occupancy: Occupancy, origin: Position, destination: Position
 ) -> tuple[Landing, Position | None] | None:
-    """Y-5.3 (with Y-5.5 to Y-5.8, Y-5.10, Y-5.41, Y-5.42, Y-R67): what the ship at `origin`
-    ending its move on `destination` is, and the teleport exit; None when not allowed. The
-    move's shape is not checked here (see `reachable`)."""
+    """Y-5.3 (with Y-5.5 to Y-5.8, Y-5.10, Y-5.41, Y-5.42, Y-R67, Y-R70): what the ship at
+    `origin` ending its move on `destination` is, and the teleport exit; None when not allowed.
+    The move's shape is not checked here (see `reachable`)."""
     mover = occupancy.ships[origin]
     kind, owner = mover.kind, mover.owner
     if destination == origin:
         return None  # Y-5.3: different from the origin
     gate = occupancy.gates.get(destination)
-    if gate is not None and gate.owner == owner and occupancy.partner(destination) == origin:
-        return None  # Y-R67: not from an own gate onto its partner
     target = occupancy.ships.get(destination)
+    if returns_through_gate(occupancy, origin, destination):
+        return None  # Y-R67 / Y-R70: a plain move back through the own gate changes nothing
     mine = occupancy.mines.get(destination)
     if kind is Kind.TRYCH and (target is not None or mine is not None):
         return None  # Y-5.10 / Y-R10: never on a ship or a mine
@@ -210,6 +210,23 @@ def landing(
     if exit_ is None:
         return Landing.ON_OWN_GATE, None
     return Landing.TELEPORT, exit_
+
+
+def returns_through_gate(occupancy: Occupancy, origin: Position, destination: Position) -> bool:
+    """Y-R67 with Y-R70's reach: the ship at `origin`, other than a Command ship, standing on
+    its own gate, would end a plain move (no ship at `destination`, so no battle) on that
+    gate's partner and teleport straight back. A Command ship never teleports (Y-5.7), and an
+    attack onto a ship on the partner is a battle that does not teleport (Y-R17): both stay
+    legal."""
+    mover = occupancy.ships[origin]
+    gate = occupancy.gates.get(destination)
+    return (
+        mover.kind is not Kind.COMMAND
+        and destination not in occupancy.ships
+        and gate is not None
+        and gate.owner == mover.owner
+        and occupancy.partner(destination) == origin
+    )
 
 
 def teleport_exit(occupancy: Occupancy, origin: Position, gate: Position) -> Position | None:

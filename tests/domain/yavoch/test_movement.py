@@ -1,5 +1,5 @@
 """Moving ships and gates: sections 5.1 and 5.2 (Y-5.1 to Y-5.16, Y-R8, Y-R10 to Y-R12,
-Y-R15, Y-R25, Y-R31, Y-R61, Y-R67) and Appendix A's movement examples A1 to A5."""
+Y-R15, Y-R25, Y-R31, Y-R61, Y-R67, Y-R70) and Appendix A's movement examples A1 to A5."""
 
 import pytest
 
@@ -271,7 +271,7 @@ def test_command_ship_may_not_be_attacked_by_its_own_side() -> None:
         assert not dests(occupancy, "333") & {"334", "423", "344"}
 
 
-# --- Y-5.5 teleport, Y-5.9 leaving a gate, Y-R67 --------------------------------------------
+# --- Y-5.5 teleport, Y-5.9 leaving a gate, Y-R67, Y-R70 -------------------------------------
 
 
 @pytest.mark.parametrize("letter", ["T", "N", "S", "A"])
@@ -340,14 +340,37 @@ def test_no_move_from_own_gate_onto_its_partner() -> None:
     assert "334" in dests(occupancy, "333")
 
 
-def test_no_move_from_own_gate_onto_its_partner_for_every_ship() -> None:
-    # Y-R67 as written ("A ship standing on its own gate"): Command ship and Trych too, and
-    # also when the partner holds a ship
-    for letter in "CT":
+def test_no_plain_move_from_own_gate_onto_its_partner_for_every_teleporting_ship() -> None:
+    # Y-R67 / Y-R70: every ship other than the Command ship (Trych included) is refused the
+    # plain move onto the partner of the own gate it stands on
+    for letter in "TA":
         occupancy = board(f"1{letter}333", gates={"333": Gate(1), "334": Gate(1)})
         assert "334" not in dests(occupancy, "333")
-    occupancy = board("1A333 2T335", gates={"333": Gate(1), "335": Gate(1)})
-    assert "335" not in dests(occupancy, "333")
+        assert landing(occupancy, pos("333"), pos("334")) is None
+
+
+def test_command_ship_may_move_onto_the_partner_of_its_own_gate() -> None:
+    # Y-R70 / Y-5.7: a Command ship never teleports; it lands on the partner and stays there
+    occupancy = board("1C333", gates={"333": Gate(1), "334": Gate(1)})
+    assert landing(occupancy, pos("333"), pos("334")) == (Landing.ON_OWN_GATE, None)
+
+
+@pytest.mark.parametrize("letter", ["A", "C"])
+@pytest.mark.parametrize("occupant", ["2T334", "2C334", "1S334"])
+def test_attack_from_own_gate_onto_a_ship_on_its_partner(letter: str, occupant: str) -> None:
+    # Y-R70 / Y-5.3: a battle onto the partner gate stays legal (enemy ship, enemy Command
+    # ship, own ship other than the Command ship), and it never teleports (Y-R17, Y-5.5)
+    occupancy = board(f"1{letter}333 {occupant}", gates={"333": Gate(1), "334": Gate(1)})
+    assert landing(occupancy, pos("333"), pos("334")) == (Landing.BATTLE, None)
+
+
+def test_attack_from_own_gate_onto_own_command_ship_on_its_partner_is_refused() -> None:
+    # Y-R70 allows only the attacks section 5 allows: never the own Command ship (Y-R15);
+    # a Trych never ends a move on a ship (Y-5.10)
+    occupancy = board("1A333 1C334", gates={"333": Gate(1), "334": Gate(1)})
+    assert landing(occupancy, pos("333"), pos("334")) is None
+    occupancy = board("1T333 2S334", gates={"333": Gate(1), "334": Gate(1)})
+    assert landing(occupancy, pos("333"), pos("334")) is None
 
 
 def test_move_onto_enemy_gate_partner_is_not_affected_by_y_r67() -> None:

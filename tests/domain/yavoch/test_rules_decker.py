@@ -1,12 +1,13 @@
 """The `decker` ruleset through YAVOCH.decide/evolve (part 1): setup (Y-0.2, section 3), turn
 structure (section 4), moving ships and gates through the rules (Y-5.1 to Y-5.9, Y-R66,
-Y-R67), battles (Y-5.20 to Y-5.25, Appendix A6, Y-R15, Y-R16, Y-R64) and Trych detonation
-(Y-5.30 to Y-5.36, Y-R9, Y-R13). Part 2 is test_rules_decker_end.py.
+Y-R67, Y-R70), battles (Y-5.20 to Y-5.25, Appendix A6, Y-R15, Y-R16, Y-R64) and Trych
+detonation (Y-5.30 to Y-5.36, Y-R9, Y-R13). Part 2 is test_rules_decker_end.py.
 
 Every refused action is checked for the clause it names and for leaving the state unchanged.
 """
 
 import random
+import re
 
 import msgspec
 import pytest
@@ -14,7 +15,7 @@ import pytest
 from contracts.errors import ErrorCode
 from contracts.events import Event, GameEnded
 from contracts.yavoch import FleetPlaced, LevelsChosen, Played, TurnBegan
-from domain.core import Rejection
+from domain.core import NeedDraws, Rejection
 from domain.yavoch.board import Ship
 from domain.yavoch.notation import Kind, parse_position
 from domain.yavoch.record import format_record
@@ -413,6 +414,132 @@ def test_no_move_from_own_gate_onto_its_partner() -> None:
     assert not any(
         getattr(a, "destination", None) == pos("144") for a in YAVOCH.legal_actions(state, 0)
     )
+
+
+@pytest.mark.parametrize("mover", ["1T254", "1A254:2"])
+def test_plain_move_onto_the_partner_still_refused_for_trych_and_archid(mover: str) -> None:
+    # Y-R67 / Y-R70: a ship other than the Command ship making a plain move (no battle) onto
+    # the partner of the own gate it stands on would teleport straight back: refused
+    state = game(f"1C111:1 {mover} 1G254 1G255 2C535:1 / 1")
+    letter = mover[1]
+    rejected(state, 0, f"{letter}254-255", "Y-R67")
+    assert not any(
+        getattr(a, "destination", None) == pos("255") for a in YAVOCH.legal_actions(state, 0)
+    )
+
+
+def test_command_ship_may_move_onto_the_partner_gate() -> None:
+    # Y-R70 / Y-5.7: a Command ship never teleports, so the move changes something: it ends
+    # on the partner gate and stays there; both gates stay where they are
+    state = game("1C254:2 1G254 1G255 2C535:1 / 1")
+    after, events = act(state, 0, "C254-255")
+    assert played(events) == ["C254-255"]
+    assert ship(after, "255") == Ship(Kind.COMMAND, 1, 2)
+    assert ship(after, "254") is None
+    assert set(after.board.gates) == {pos("254"), pos("255")}
+    assert not after.turn.over
+    assert after.mover == 0
+
+
+def test_attack_on_enemy_ship_on_the_partner_gate() -> None:
+    # Y-R70 / Y-5.20 / Y-5.22: a battle onto the partner gate is legal; won (roll 2 >= 2), the
+    # Archid takes the gate and does not teleport back (Y-R17, Y-5.5), and the defender's
+    # energy on a gate is lost, nothing captured (Y-5.24, Y-5.52)
+    state = game("1C111:1 1A254:1 1T121 1G254 1G255 2S255:2 2C535:1 / 1")
+    after, events = act(state, 0, "A254x255", rolls=[2])
+    assert played(events) == ["A254x255{d=2,W}"]
+    assert ship(after, "255") == Ship(Kind.ARCHID, 1, 1)
+    assert ship(after, "254") is None
+    assert set(after.board.gates) == {pos("254"), pos("255")}
+    assert not after.turn.over
+    # Y-5.25 / Y-4.4: lost (roll 1 < 2), the Archid is removed and the turn ends
+    after, events = act(state, 0, "A254x255", rolls=[1])
+    assert played(events) == ["A254x255{d=1,L}"]
+    assert ship(after, "254") is None
+    assert ship(after, "255") == Ship(Kind.SQUAM, 2, 2)
+    assert began(events) == [1]
+
+
+def test_command_ship_attack_on_the_partner_gate() -> None:
+    # Y-R70 / Y-5.22 case 2: the Command ship beats the ship on its partner gate without a
+    # roll, gains nothing there (Y-R17) and stays on the gate
+    state = game("1C254:2 1G254 1G255 2S255:3 2C535:1 / 1")
+    after, events = act(state, 0, "C254x255")
+    assert played(events) == ["C254x255{auto,W}"]
+    assert ship(after, "255") == Ship(Kind.COMMAND, 1, 2)
+    assert ship(after, "254") is None
+
+
+def test_attack_on_enemy_command_ship_on_the_partner_gate() -> None:
+    # Y-R70: on the enemy Command ship too; Y-5.22: a roll of 7 (command_ship_defence) wins,
+    # the enemy Command ship is destroyed and the game ends (Y-8.1); no teleport (Y-R17)
+    state = game("1C111:1 1A254:1 1T121 1G254 1G255 2C255:1 2S535:1 / 1")
+    after, events = act(state, 0, "A254x255", rolls=[7])
+    assert played(events) == ["A254x255{d=7,W}"]
+    assert ship(after, "255") == Ship(Kind.ARCHID, 1, 1)
+    assert ship(after, "254") is None
+    end = ended(events)
+    assert end is not None
+    assert end.result == "1-0"
+    assert end.winners == [0]
+    # roll 6 < 7: the attacker is removed, the enemy Command ship stays
+    after, events = act(state, 0, "A254x255", rolls=[6])
+    assert played(events) == ["A254x255{d=6,L}"]
+    assert ended(events) is None
+    assert ship(after, "255") == Ship(Kind.COMMAND, 2, 1)
+    # Y-R70 / Y-5.22 case 2: the own Command ship wins it without a roll
+    state = game("1C254:1 1G254 1G255 2C255:1 2S535:1 / 1")
+    after, events = act(state, 0, "C254x255")
+    assert played(events) == ["C254x255{auto,W}"]
+    assert ship(after, "255") == Ship(Kind.COMMAND, 1, 1)
+    assert ended(events) is not None
+
+
+def test_attack_on_own_command_ship_on_the_partner_is_refused_by_y_r15() -> None:
+    # Y-R70 keeps only the attacks section 5 allows: never onto the own Command ship (Y-R15)
+    state = game("1C144:1 1S122:1 1G122 1G144 2C555:1 / 1")
+    rejected(state, 0, "S122x144", "Y-R15")
+
+
+ON_THE_PARTNER = [
+    # (position, moves from the gate at 254 onto its partner at 255 that are legal)
+    ("1C111:1 1A254:1 1G254 1G255 2C535:1", set()),  # Y-R67 / Y-R70: plain move
+    ("1C111:1 1T254 1G254 1G255 2C535:1", set()),  # Y-R67 / Y-R70: plain move
+    ("1C111:1 1T254 1G254 1G255 2S255:1 2C535:1", set()),  # Y-5.10: a Trych never attacks
+    ("1C254:1 1G254 1G255 2C535:1", {"C254-255"}),  # Y-R70 / Y-5.7
+    ("1C111:1 1A254:1 1G254 1G255 2S255:2 2C535:1", {"A254x255"}),  # Y-R70 / Y-R17
+    ("1C111:1 1A254:1 1G254 1G255 1S255:2 2C535:1", {"A254x255"}),  # Y-R70 / Y-5.3 own ship
+    ("1C111:1 1A254:1 1G254 1G255 2C255:1 2S535:1", {"A254x255"}),  # Y-R70: enemy CS
+    ("1C254:1 1G254 1G255 2S255:2 2C535:1", {"C254x255"}),  # Y-R70 / Y-5.22 case 2
+    ("1C254:1 1G254 1G255 2C255:1 2S535:1", {"C254x255"}),  # Y-R70: enemy CS
+]
+
+
+@pytest.mark.parametrize(("position", "expected"), ON_THE_PARTNER)
+def test_legal_moves_onto_the_partner_agree_with_decide(position: str, expected: set[str]) -> None:
+    # Y-R67 / Y-R70 / Y-4.3: the legal list from the gate onto its partner is exactly the
+    # expected actions, and decide accepts exactly those (in any writing) and nothing else
+    state = game(f"{position} / 1")
+    listed = {
+        YAVOCH.format_action(state, a)
+        for a in YAVOCH.legal_actions(state, 0)
+        if getattr(a, "origin", None) == pos("254")
+        and getattr(a, "destination", None) == pos("255")
+    }
+    assert listed == expected
+    letter = state.board.ships[pos("254")].kind.value
+    accepted = set()
+    for text in (f"{letter}254-255", f"{letter}254x255", f"{letter}254-255/M"):
+        action = YAVOCH.parse_action(state, 0, text)
+        if isinstance(action, Rejection):
+            continue
+        decision = YAVOCH.decide(state, 0, action)
+        if isinstance(decision, NeedDraws):  # a battle: accepted, the die still to come
+            accepted.add(text.replace("-", "x"))
+        elif not isinstance(decision, Rejection):
+            (action_text,) = played(decision)
+            accepted.add(re.sub(r"\{[^}]*\}", "", action_text))
+    assert accepted == expected
 
 
 # --- Y-5.20 to Y-5.25: battles -------------------------------------------------------------------
