@@ -26,5 +26,11 @@ class ErrorCode(StrEnum):
     DRAWN = "random/drawn"  # that nonce was drawn already, with other parameters (write-once)
     DRAW_AHEAD = "random/ahead"  # a nonce the game's log is not waiting for
     FORBIDDEN = "request/forbidden"  # the request is well formed but not this requester's
+    # The gateway's
+    NOT_FOUND = "request/not-found"  # no such page or API route
+    SIGN_IN = "session/required"  # no session, or it expired: sign in
+    RATE_LIMITED = "request/rate-limited"  # too many requests: wait (Retry-After)
+    UNKNOWN_CHALLENGE = "challenge/unknown"  # no such open challenge (taken, withdrawn)
+    IN_PLAY = "game/in-play"  # asked of a finished game only (a complete export)
     UNAVAILABLE = "service/unavailable"  # a service or the store is away: retry, same command id
     INTERNAL = "internal"

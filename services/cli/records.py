@@ -5,7 +5,7 @@ import base64
 import binascii
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import msgspec
 import typer
@@ -17,7 +17,7 @@ from domain import fairplay
 from domain.audit import AuditReport, audit, chain_entries, check_head
 from domain.core import table as tables
 from services.cli.common import err, load_game, load_log, out, read_game, with_store
-from services.runtime.codec import decode_log
+from services.runtime.codec import Exported, decode_log, export_line
 from services.runtime.eventstore import EventStore, GameExists
 
 
@@ -100,34 +100,6 @@ def verify(game: str) -> None:
 
 
 # -- audit, export, import ---------------------------------------------------------------------
-
-
-class Exported(msgspec.Struct, frozen=True, kw_only=True):
-    """One line of an export (JSON Lines): a stored event, its exact bytes in `body_b64`.
-
-    `event` is the decoded body, for reading only: imports and audits trust `body_b64`."""
-
-    game_id: str
-    version: int
-    type: str
-    time_ms: int
-    command_id: str
-    hash: str
-    body_b64: str
-    event: Any = None
-    action: str = ""  # the command that produced it (chain v2); absent in older exports
-
-
-def export_line(s: StoredEvent) -> bytes:
-    body = bytes(s.body)
-    try:
-        event: Any = msgspec.json.decode(body)
-    except msgspec.DecodeError:
-        event = None  # not JSON (a damaged store): body_b64 still holds the bytes
-    line = Exported(game_id=s.game_id, version=s.version, type=s.type, time_ms=s.time_ms,
-                    command_id=s.command_id, hash=s.hash, action=s.action,
-                    body_b64=base64.b64encode(body).decode(), event=event)  # fmt: skip
-    return msgspec.json.encode(line) + b"\n"
 
 
 def read_export(path: Path) -> list[StoredEvent]:

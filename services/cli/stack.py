@@ -13,6 +13,7 @@ import contextlib
 import fcntl
 import os
 import signal
+import socket
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -124,20 +125,54 @@ def hold(home: Path) -> Iterator[None]:
         yield
 
 
-async def up(home: Path, rules_replicas: int, demo_games: int) -> None:
+async def up(home: Path, rules_replicas: int, demo_games: int, host: str = "127.0.0.1",
+             port: int = 8000) -> None:  # fmt: skip
     with hold(home):
-        await _up(home, rules_replicas, demo_games)
+        await _up(home, rules_replicas, demo_games, host, port)
 
 
-async def _up(home: Path, rules_replicas: int, demo_games: int) -> None:
+def gateway_port(host: str, port: int) -> int:
+    """The gateway's port, checked free now (0: one that is), so a taken port is one clear
+    line rather than a gateway restarting for ever; restarts keep it."""
+    with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            s.bind((host, port))
+        except OSError as exc:
+            raise EmbeddedError(f"the gateway cannot listen on {host}:{port} ({exc.strerror}): "
+                                "choose another with --port") from None  # fmt: skip
+        return int(s.getsockname()[1])
+
+
+async def wait_for_gateway(child: "Child", host: str, port: int, timeout: float = 30.0) -> None:
+    """Until the gateway answers HTTP (a condition polled while it starts, not a fixed wait)."""
+    deadline = asyncio.get_running_loop().time() + timeout
+    while asyncio.get_running_loop().time() < deadline:
+        if child.proc is not None and child.proc.returncode is not None:
+            raise EmbeddedError(f"the gateway exited with code {child.proc.returncode}: "
+                                f"see {child.log}")  # fmt: skip
+        with contextlib.suppress(OSError):
+            reader, writer = await asyncio.open_connection(host, port)
+            writer.write(b"GET / HTTP/1.0\r\n\r\n")
+            answered = await reader.readline()
+            writer.close()
+            if answered.startswith(b"HTTP/1.1 200"):
+                return
+        await asyncio.sleep(0.05)  # poll interval while it starts
+    raise EmbeddedError(f"the gateway did not answer on {host}:{port} within {timeout:.0f}s")
+
+
+async def _up(home: Path, rules_replicas: int, demo_games: int, host: str, port: int) -> None:
     logs = home / "logs"
     logs.mkdir(parents=True, exist_ok=True)
+    port = gateway_port(host, port)
     servers: list[Server] = []
     urls = start_servers(home, logs, servers)
 
     def env(role: str) -> dict[str, str]:
         return {**os.environ, "NATS_URL": urls.nats_for(role),
-                "REDIS_URL": urls.redis_for(role), "TABULA_HOME": str(home)}  # fmt: skip
+                "REDIS_URL": urls.redis_for(role), "TABULA_HOME": str(home),
+                "TABULA_GATEWAY_HOST": host, "TABULA_GATEWAY_PORT": str(port)}  # fmt: skip
 
     children = [
         Child(f"rules-{i}", "services.rules", logs / f"rules-{i}.log", env=env("rules"))
@@ -147,6 +182,8 @@ async def _up(home: Path, rules_replicas: int, demo_games: int) -> None:
         Child(n, f"services.{n}", logs / f"{n}.log", env=env(n))
         for n in ("randomness", "matchmaking")
     ]
+    gateway = Child("gateway", "services.gateway", logs / "gateway.log", env=env("gateway"))
+    children.append(gateway)
     stack_file = stack_path(home)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -156,6 +193,7 @@ async def _up(home: Path, rules_replicas: int, demo_games: int) -> None:
         for child in children:
             await child.start()
         await wait_for_services(urls.nats_for("admin"), [s for _, s in SERVICES])
+        await wait_for_gateway(gateway, host, port)
         stack = StackFile(nats_url=urls.nats_for("player"), redis_url=urls.redis_for("auditor"),
                           admin_redis_url=urls.redis_for("admin"), pid=os.getpid())  # fmt: skip
         access.write_private(stack_file, msgspec.json.encode(stack))
@@ -165,12 +203,15 @@ async def _up(home: Path, rules_replicas: int, demo_games: int) -> None:
             user_pointer().write_bytes(msgspec.json.encode(pointer))
         console.print(
             f"[green]Tabula is up[/]: {len(children)} services "
-            f"({rules_replicas} rules replicas); logs in {logs}"
+            f"({rules_replicas} rules replicas and the gateway); logs in {logs}"
         )
         if demo_games:
             from services.cli.demo import run_demo
 
             await run_demo(stack.nats_url, demo_games, "chess3d", "", console, show=True)
+        where = f"[{host}]" if ":" in host else host
+        console.print(f"Open [bold]http://{where}:{port}/[/] (the gateway: sign-in, lobby, "
+                      "games over HTTP and WebSocket, the rules)")  # fmt: skip
         console.print(
             "Serving. Other terminals find this stack by itself "
             f"(TABULA_HOME={home}). Ctrl-C stops it."

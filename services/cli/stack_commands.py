@@ -53,17 +53,26 @@ def write_access(
 def up(
     demo: Annotated[int, typer.Option(help="Play this many bot games once the stack is up.")] = 0,
     rules_replicas: Annotated[int, typer.Option(min=1, help="Rules service replicas.")] = 2,
+    port: Annotated[
+        int, typer.Option(min=0, max=65535, help="The gateway's port (0: any free one).")
+    ] = 8000,
+    host: Annotated[str, typer.Option(help="The gateway's address.")] = "127.0.0.1",
 ) -> None:
-    """Start the embedded stack (NATS, Valkey, every service) and serve until Ctrl-C."""
+    """Start the embedded stack (NATS, Valkey, every service, the gateway) and serve until
+    Ctrl-C."""
     import uvloop
 
     from services.cli.stack import StackRunning
     from services.cli.stack import up as run_up
+    from services.runtime.embedded import EmbeddedError
 
     try:
-        uvloop.run(run_up(config.home(), rules_replicas, demo))
+        uvloop.run(run_up(config.home(), rules_replicas, demo, host, port))
     except StackRunning as exc:
         err.print(f"[red]{exc}[/]: stop it first, or set TABULA_HOME to another directory")
+        raise typer.Exit(1) from None
+    except EmbeddedError as exc:  # a server or the gateway could not start: one line, not a trace
+        err.print(f"[red]{exc}[/]")
         raise typer.Exit(1) from None
 
 

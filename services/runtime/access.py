@@ -3,7 +3,9 @@
 The bus and the store are private to the services. Each service has its own user, allowed the
 subjects it serves and calls and the keys and commands it needs, nothing more; players and bots
 get the `player` role, which can only do what a player may; `auditor` reads logs (the CLI's
-read-only commands); `admin` is the operator's. Nobody but the operator may XDEL, XTRIM or DEL.
+read-only commands); `gateway` is the public door's (services/gateway), which asks what a
+player may ask on behalf of the people signed in to it; `admin` is the operator's. Nobody but
+the operator may XDEL, XTRIM or DEL a game's keys (the gateway deletes only its own).
 
 A user's replies arrive under its own inbox prefix (`_INBOX.<user>.`), which no other user may
 subscribe to. Players share one role, so whatever a reply holds for one player alone (seat
@@ -29,7 +31,7 @@ from contracts import subjects
 from services.runtime import keys
 
 SERVICES: Final = ("rules", "randomness", "matchmaking")
-ROLES: Final = (*SERVICES, "player", "auditor", "admin")
+ROLES: Final = (*SERVICES, "gateway", "player", "auditor", "admin")
 SRV: Final = "$SRV.>"  # NATS micro discovery (PING, INFO, STATS), served by every service
 
 
@@ -42,6 +44,30 @@ def _inbox(user: str) -> str:
 
 
 _P = subjects.PREFIX
+
+
+def _as_a_player(user: str) -> dict[str, list[str]]:
+    """What a player may do on the bus: ask the rules service and matchmaking, hear the games'
+    notices, its seat's sealed events and assignments, and its own replies."""
+    return {
+        "publish": [
+            subjects.RULES_CREATE,
+            subjects.RULES_ACT,
+            subjects.RULES_READ,
+            subjects.RULES_VIEW,
+            subjects.RULES_KEYS,
+            subjects.MATCH_ENQUEUE,
+            subjects.MATCH_CANCEL,
+        ],
+        "subscribe": [
+            subjects.all_game_events(),
+            subjects.all_seat_events(),
+            subjects.all_match_assignments(),
+            _inbox(user),
+        ],
+    }
+
+
 # publish / subscribe allow-lists; `allow_responses` lets a service answer the requests it gets.
 # The auditor has no bus user: it only reads the store.
 NATS_PERMISSIONS: Final[dict[str, dict[str, list[str]]]] = {
@@ -60,30 +86,16 @@ NATS_PERMISSIONS: Final[dict[str, dict[str, list[str]]]] = {
         "publish": [subjects.RULES_CREATE, subjects.all_match_assignments()],
         "subscribe": [subjects.MATCH_ENQUEUE, subjects.MATCH_CANCEL, SRV, _inbox("matchmaking")],
     },
-    "player": {
-        "publish": [
-            subjects.RULES_CREATE,
-            subjects.RULES_ACT,
-            subjects.RULES_READ,
-            subjects.RULES_VIEW,
-            subjects.RULES_KEYS,
-            subjects.MATCH_ENQUEUE,
-            subjects.MATCH_CANCEL,
-        ],
-        "subscribe": [
-            subjects.all_game_events(),
-            subjects.all_seat_events(),
-            subjects.all_match_assignments(),
-            _inbox("player"),
-        ],
-    },
+    # The public door (services/gateway) asks what a player may ask, on behalf of the people
+    # signed in to it, whose seat tokens it keeps; it answers no request on the bus.
+    **{role: _as_a_player(role) for role in ("gateway", "player")},
     "admin": {"publish": [">"], "subscribe": [">"]},
 }
 
 _GAME = keys.GAME_KEYS
 # Valkey ACL rules per role, after `on #<sha256 of the password>`. Key patterns: `~` read and
-# write, `%R~` read only. Players have no user here. No role but admin gets XDEL, XTRIM, DEL,
-# UNLINK, FLUSH* or CONFIG.
+# write, `%R~` read only. Players have no user here. No role but admin gets XDEL, XTRIM,
+# UNLINK, FLUSH* or CONFIG, or DEL on a game's keys.
 VALKEY_RULES: Final[dict[str, str]] = {
     # Appends (one Lua script), reads logs, keeps meta and command ids, reads secret outcomes
     # (a shuffle, a card salt) but never the seed.
@@ -99,6 +111,12 @@ VALKEY_RULES: Final[dict[str, str]] = {
         "+@connection +get +set +hget +hmget +hset +hsetnx +hexists +xrange"
     ),
     "matchmaking": "resetkeys +@connection",
+    # Sessions, challenges, seats and the seat tokens it holds: its own keys and nothing else
+    # (DEL there touches no game).
+    "gateway": (
+        f"~{keys.GATEWAY_KEYS} +@connection +get +set +del +exists +expire +incrby +hget +hset "
+        "+hsetnx +hgetall +hmget +hdel +hlen +zadd +zrem +zrange +zrevrange +zscore"
+    ),
     "auditor": (
         f"%R~{_GAME}:log %R~{_GAME}:meta %R~{_GAME}:cmds %R~{keys.GAMES_INDEX} "
         "+@connection +@read -keys -scan"
@@ -131,11 +149,18 @@ def load_or_create(folder: Path) -> Credentials:
     """The credentials kept in `folder` (created once, then reused across restarts)."""
     path = folder / "credentials.json"
     try:
-        return msgspec.json.decode(path.read_bytes(), type=Credentials)
+        creds = msgspec.json.decode(path.read_bytes(), type=Credentials)
     except FileNotFoundError:
         creds = Credentials.generate()
-        write_private(path, msgspec.json.encode(creds))
-        return creds
+    else:
+        missing = [role for role in ROLES if role not in creds.passwords]
+        if not missing:
+            return creds
+        # A role added since the stack was first started (the gateway) gets its password now.
+        fresh = {role: secrets.token_hex(24) for role in missing}
+        creds = Credentials({**creds.passwords, **fresh})
+    write_private(path, msgspec.json.encode(creds))
+    return creds
 
 
 # nats-server's largest message, set rather than left to its default: requests are far smaller

@@ -53,6 +53,44 @@ def secret_field(kind: str, nonce: int, n: int) -> str:
     return f"salt:{n}" if kind == "salt" else f"{kind}:{nonce}"
 
 
+# The gateway's, apart from the games (its store user sees nothing else). Sessions are kept
+# under the SHA-256 of their id, so a reader of the store cannot take one over.
+GATEWAY_KEYS: Final = f"{PREFIX}:gw:*"
+CHALLENGES: Final = f"{PREFIX}:gw:challenges"  # sorted set: open challenge ids by time (ms)
+GATEWAY_GAMES: Final = f"{PREFIX}:gw:games"  # sorted set: games made through the gateway
+
+
+def session_key(digest: str) -> str:
+    """Hash: player, name (expires with the session)."""
+    return f"{PREFIX}:gw:session:{digest}"
+
+
+def challenge_key(challenge_id: str) -> str:
+    """Hash: the challenge as JSON ("spec"), and "game" once its game is being made."""
+    return f"{PREFIX}:gw:challenge:{challenge_id}"
+
+
+def challenge_seats_key(challenge_id: str) -> str:
+    """Hash: seat -> player id, each claimed once (HSETNX)."""
+    return f"{PREFIX}:gw:challenge:{challenge_id}:seats"
+
+
+def table_key(game_id: str) -> str:
+    """Hash: seat -> the seated player as JSON (id, name) and "token:<seat>" -> its seat
+    token, which never leaves the gateway."""
+    return f"{PREFIX}:gw:table:{game_id}"
+
+
+def player_games_key(player: str) -> str:
+    """Sorted set: the games a player sits in, by time (ms)."""
+    return f"{PREFIX}:gw:player:{player}:games"
+
+
+def rate_key(scope: str, who: str, window: int) -> str:
+    """Counter of one fixed window of a rate limit."""
+    return f"{PREFIX}:gw:rate:{scope}:{who}:{window}"
+
+
 def drawn_key(game_id: str) -> str:
     """Hash: "n:<nonce>" -> "kind n", "mix", and how far the log has been read
     ("log:version", "log:next", "log:dealt")."""

@@ -12,6 +12,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import httpx
 import pytest
 import redis.asyncio as aioredis
 
@@ -61,7 +62,7 @@ def one_line_error(result: subprocess.CompletedProcess[str], code: int, *words: 
 def start_up(home: Path, *args: str) -> subprocess.Popen[str]:
     env = {k: v for k, v in os.environ.items() if k not in ("NATS_URL", "REDIS_URL")}
     return subprocess.Popen(
-        [TABULA, "up", *args],
+        [TABULA, "up", "--port", "0", *args],
         env={**env, "TABULA_HOME": str(home)},
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
@@ -97,6 +98,13 @@ def test_up_demo_replay_verify_tamper_and_restart(tmp_path: Path) -> None:
         game_id = game.group(1)
         stack = read_stack(home)
         assert stack is not None
+        # The gateway is up at the URL printed, and serves the game the demo played
+        url = re.search(r"Open (http://\S+/)", shown)
+        assert url, shown
+        lobby = httpx.get(url.group(1) + "api/rulesets", timeout=30)
+        assert "chess3d" in [r["name"] for r in lobby.json()]
+        served = httpx.get(url.group(1) + f"api/games/{game_id}", timeout=30).json()
+        assert served["view"]["result"]
         # Credentials stay the operator's: nothing under .tabula/ that holds one is readable
         # by other users.
         for secret in (home / "stack.json", home / "redis", *(home / "secrets").iterdir()):
@@ -355,7 +363,8 @@ def test_one_stack_per_directory_and_nothing_outlives_a_killed_stack(tmp_path: P
         assert "already running" in second.stderr
         assert len(second.stderr.strip().splitlines()) == 1
         started = children_of(up.pid)
-        assert len(started) == 6  # nats-server, valkey, 2 rules replicas, randomness, matchmaking
+        # nats-server, valkey, 2 rules replicas, randomness, matchmaking, the gateway
+        assert len(started) == 7
     finally:
         up.kill()  # SIGKILL: no handler runs, no cleanup
         up.communicate(timeout=30)

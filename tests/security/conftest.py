@@ -66,15 +66,21 @@ class Attacker:
         return self.refused[-1]
 
 
-@pytest.fixture
-async def attacker(closed_stack: Callable[[str], Settings]) -> AsyncIterator[Attacker]:
+async def connect_as(settings: Settings) -> Attacker:
+    """A bus connection that records the server's refusals."""
     holder: list[Attacker] = []
 
     async def on_error(exc: Exception) -> None:
         holder[0].refused.append(str(exc))
         holder[0]._refusal.set()
 
-    nc = await bus.connect(closed_stack("player").nats_url, error_cb=on_error)
+    nc = await bus.connect(settings.nats_url, error_cb=on_error)
     holder.append(Attacker(nc))
-    yield holder[0]
-    await nc.close()
+    return holder[0]
+
+
+@pytest.fixture
+async def attacker(closed_stack: Callable[[str], Settings]) -> AsyncIterator[Attacker]:
+    a = await connect_as(closed_stack("player"))
+    yield a
+    await a.nc.close()

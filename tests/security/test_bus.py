@@ -30,7 +30,7 @@ from services.runtime.eventstore import EventStore
 from services.runtime.keys import drawn_key, secret_key
 from services.runtime.sealing import new_reply_key, open_sealed
 from tests.conftest import Servers
-from tests.security.conftest import Attacker
+from tests.security.conftest import Attacker, connect_as
 
 
 async def test_without_a_credential_the_bus_is_closed(closed_servers: Servers) -> None:
@@ -74,6 +74,30 @@ async def test_a_player_cannot_listen_to_requests_or_service_replies(
     await victim.view(created.game_id)
     await attacker.nc.flush()
     assert attacker.heard == []
+
+
+@pytest.mark.parametrize(
+    "subject",
+    [
+        subjects.RULES_ACT,
+        f"{subjects.PREFIX}.random.>",
+        subjects.MATCH_ENQUEUE,
+        "_INBOX.rules.>",
+        "_INBOX.player.>",  # bots' replies
+        ">",
+    ],
+)
+async def test_the_gateways_user_cannot_listen_to_requests_or_others_replies(
+    closed_stack: Callable[[str], Settings], subject: str
+) -> None:
+    """Someone who took over the gateway gets what a player may ask, no more."""
+    gateway = await connect_as(closed_stack("gateway"))
+    try:
+        await gateway.listen(subject)
+        refusal = await gateway.refusal()
+        assert f'permissions violation for subscription to "{subject.lower()}"' in refusal
+    finally:
+        await gateway.nc.close()
 
 
 async def test_tokens_never_cross_the_bus_readable(

@@ -45,6 +45,18 @@ def attacks(game: str) -> dict[str, list[tuple[str, ...]]]:
             ("HDEL", commands_key(game), "x"),
         ],
         "matchmaking": [*rewrite, forge, ("GET", seed), ("XRANGE", log, "-", "+")],
+        # The public door: its own keys (sessions, seat tokens) and nothing of any game's.
+        "gateway": [
+            *rewrite,
+            forge,
+            ("GET", seed),
+            ("XRANGE", log, "-", "+"),
+            ("HGETALL", meta),
+            ("HGETALL", secret),
+            ("GET", "tabula:secret"),
+            ("GET", "tabula:signing-key"),
+            ("KEYS", "*"),
+        ],
     }
 
 
@@ -66,7 +78,7 @@ async def snapshot(admin: "aioredis.Redis", game: str) -> tuple[object, ...]:
     )
 
 
-@pytest.mark.parametrize("role", ["auditor", "rules", "randomness", "matchmaking"])
+@pytest.mark.parametrize("role", ["auditor", "rules", "randomness", "matchmaking", "gateway"])
 async def test_no_user_but_the_operator_rewrites_a_game_or_reads_its_seed(
     closed_servers: Servers, seeded_game: str, role: str
 ) -> None:

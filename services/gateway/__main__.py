@@ -1,0 +1,93 @@
+"""`python -m services.gateway`: the public door on TABULA_GATEWAY_HOST:TABULA_GATEWAY_PORT
+(default 127.0.0.1:8000), as the bus's and the store's `gateway` user.
+
+SIGTERM (or Ctrl-C) stops intake; uvicorn lets requests in flight finish and closes each
+WebSocket (1012, service restart: the page reconnects and resumes from its last version); then
+the bus and the store are closed.
+"""
+
+import asyncio
+import contextlib
+import os
+import socket
+import sys
+from collections.abc import AsyncIterator
+
+import structlog
+import uvicorn
+import uvloop
+
+from services.client.client import Client
+from services.gateway.app import Gateway, build_app
+from services.gateway.lobby import Lobby
+from services.gateway.people import Limits, RateLimits, Sessions
+from services.gateway.play import Play
+from services.runtime import bus, config, eventstore, logging
+from services.runtime.config import Settings
+
+log = structlog.get_logger()
+
+
+@contextlib.asynccontextmanager
+async def serving(
+    settings: Settings, sock: socket.socket, limits: Limits | None = None
+) -> AsyncIterator[tuple[uvicorn.Server, asyncio.Task[None]]]:
+    """The gateway on a listening socket, serving once entered (connections wait in the
+    socket's backlog until uvicorn takes them): the server and its task, which ends on SIGTERM
+    or Ctrl-C; stopped and closed on exit."""
+    nc = await bus.connect(settings.nats_url, name="tabula-gateway", max_reconnect_attempts=-1)
+    redis = eventstore.connect(settings.redis_url)
+    client = Client(nc, remember=False)
+    lobby = Lobby(redis, client)
+    started = asyncio.Event()
+    limits = limits or Limits.parse(os.environ.get("TABULA_GATEWAY_LIMITS", "600,10,50"))
+    gateway = Gateway(Sessions(redis), RateLimits(redis), limits, lobby, Play(client, lobby))
+    app = build_app(gateway)
+    app.on_startup.append(started.set)
+    config = uvicorn.Config(app, log_config=None, lifespan="on", ws="websockets-sansio")
+    server = uvicorn.Server(config)
+    task = asyncio.create_task(server.serve([sock]))
+    waiter = asyncio.create_task(started.wait())
+    await asyncio.wait({task, waiter}, return_when=asyncio.FIRST_COMPLETED)
+    waiter.cancel()
+    try:
+        if task.done():
+            task.result()  # raises what stopped it from starting
+        yield server, task
+    finally:
+        server.should_exit = True
+        await task
+        await redis.aclose()
+        await nc.drain()
+
+
+def listen(host: str, port: int) -> socket.socket:
+    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((host, port))
+    sock.listen(2048)
+    return sock
+
+
+def main() -> None:
+    async def _main() -> int:
+        settings = config.load()
+        logging.configure(settings.log_level, settings.json_logs)
+        host = os.environ.get("TABULA_GATEWAY_HOST", "127.0.0.1")
+        port = int(os.environ.get("TABULA_GATEWAY_PORT", "8000"))
+        try:
+            sock = listen(host, port)
+        except OSError as exc:
+            log.error("cannot listen", host=host, port=port, error=exc.strerror)
+            return 2
+        async with serving(settings, sock) as (_, task):
+            log.info("serving", url=f"http://{host}:{port}/")
+            await task
+        log.info("stopped", service="gateway")
+        return 0
+
+    sys.exit(uvloop.run(_main()))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,419 @@
+"""The gateway's HTTP and WebSocket routes (Litestar), thin: each decodes, asks `people`,
+`lobby` or `play`, and answers JSON. Every refusal is `{"error": {"code", "reason", "clause"}}`
+with the code from contracts/errors.py and an HTTP status that fits it.
+
+Requests that change something must be JSON (`Content-Type: application/json`) and, when the
+browser names an origin, come from the gateway's own: with the session cookie's SameSite=Strict
+that keeps other sites from acting for a signed-in player (CSRF). A WebSocket from another
+origin is refused for the same reason.
+"""
+
+import asyncio
+import contextlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final, TypeVar
+from urllib.parse import urlsplit
+
+import msgspec
+import structlog
+from litestar import Litestar, Request, Response, delete, get, post, websocket
+from litestar.connection import ASGIConnection, WebSocket
+from litestar.datastructures import Cookie
+from litestar.exceptions import HTTPException, NotFoundException, WebSocketDisconnect
+from litestar.params import FromPath, FromQuery
+from markdown_it import MarkdownIt
+
+from contracts.errors import ErrorCode
+from domain.core import VariantError
+from services.client.client import TabulaError
+from services.gateway.lobby import Lobby, refuse, rulesets
+from services.gateway.people import NAME, Limits, Player, RateLimited, RateLimits, Sessions
+from services.gateway.play import Play
+
+log = structlog.get_logger()
+COOKIE: Final = "tabula_session"
+STATUS: Final[dict[ErrorCode, int]] = {
+    ErrorCode.SIGN_IN: 401,
+    ErrorCode.FORBIDDEN: 403,
+    ErrorCode.BAD_TOKEN: 403,
+    ErrorCode.UNKNOWN_GAME: 404,
+    ErrorCode.UNKNOWN_CHALLENGE: 404,
+    ErrorCode.UNKNOWN_RULESET: 404,
+    ErrorCode.GAME_EXISTS: 409,
+    ErrorCode.GAME_ENDED: 409,
+    ErrorCode.NOT_STARTED: 409,
+    ErrorCode.NOT_YOUR_TURN: 409,
+    ErrorCode.CONFLICT: 409,
+    ErrorCode.IN_PLAY: 409,
+    ErrorCode.ILLEGAL_ACTION: 422,
+    ErrorCode.RATE_LIMITED: 429,
+    ErrorCode.UNKNOWN_OUTCOME: 503,
+    ErrorCode.UNAVAILABLE: 503,
+    ErrorCode.NO_DRAW: 503,
+    ErrorCode.INTERNAL: 500,
+}  # any other code: 400, the request is at fault
+RULES_DIR: Final = Path(__file__).resolve().parents[2] / "docs" / "rules"
+
+T = TypeVar("T")
+
+
+@dataclass
+class Gateway:
+    sessions: Sessions
+    rates: RateLimits
+    limits: Limits
+    lobby: Lobby
+    play: Play
+
+
+class SignIn(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    name: str
+
+
+class OpenChallenge(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    ruleset: str
+    variant: str = ""
+    position: str = ""
+    seat: int = 0
+
+
+class Accept(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    seat: int | None = None
+
+
+class ActRequest(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    action: str
+    command_id: str
+    expected_version: int | None = None
+
+
+def gateway_of(connection: ASGIConnection[Any, Any, Any, Any]) -> Gateway:
+    gateway: Gateway = connection.app.state.gateway
+    return gateway
+
+
+def error_body(code: ErrorCode, reason: str, clause: str = "") -> dict[str, Any]:
+    return {"error": {"code": code, "reason": reason, "clause": clause}}
+
+
+def on_tabula_error(_: Request[Any, Any, Any], exc: TabulaError) -> Response[Any]:
+    code = ErrorCode(exc.code)
+    headers = {"Retry-After": str(exc.retry_after)} if isinstance(exc, RateLimited) else {}
+    return Response(error_body(code, exc.reason, exc.clause), status_code=STATUS.get(code, 400),
+                    headers=headers)  # fmt: skip
+
+
+def on_variant_error(_: Request[Any, Any, Any], exc: VariantError) -> Response[Any]:
+    code = ErrorCode(exc.code)
+    return Response(error_body(code, exc.reason), status_code=STATUS.get(code, 400))
+
+
+def on_http_error(_: Request[Any, Any, Any], exc: HTTPException) -> Response[Any]:
+    """Litestar's own refusals (no such route, wrong method) in the same shape."""
+    code = ErrorCode.NOT_FOUND if exc.status_code == 404 else ErrorCode.MALFORMED
+    return Response(error_body(code, exc.detail), status_code=exc.status_code)
+
+
+def on_internal_error(request: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
+    log.error("internal error", path=request.url.path, error=repr(exc))
+    return Response(error_body(ErrorCode.INTERNAL, "internal error"), status_code=500)
+
+
+def decode(body: bytes, kind: type[T]) -> T:
+    try:
+        return msgspec.json.decode(body, type=kind)
+    except msgspec.DecodeError as exc:
+        raise refuse(ErrorCode.MALFORMED, str(exc)) from None
+
+
+def same_origin(connection: ASGIConnection[Any, Any, Any, Any]) -> bool:
+    """Whether the browser's Origin (if it names one) is the gateway's own host."""
+    origin = connection.headers.get("origin")
+    if origin is None:
+        return connection.headers.get("sec-fetch-site") != "cross-site"
+    return urlsplit(origin).netloc == connection.headers.get("host")
+
+
+async def guard(request: Request[Any, Any, Any]) -> None:
+    """Before every API request: the client's rate, and CSRF for requests that change state."""
+    gateway = gateway_of(request)
+    await gateway.rates.check("requests", "ip", address(request),
+                              gateway.limits.requests_per_minute, 60)  # fmt: skip
+    if request.method in ("POST", "DELETE"):
+        if not same_origin(request):
+            raise refuse(ErrorCode.FORBIDDEN, "requests from another site are refused")
+        media = request.headers.get("content-type", "").split(";")[0].strip()
+        if request.method == "POST" and media != "application/json":
+            raise refuse(ErrorCode.MALFORMED, "send JSON (Content-Type: application/json)")
+
+
+def address(connection: ASGIConnection[Any, Any, Any, Any]) -> str:
+    return connection.client.host if connection.client else "?"
+
+
+async def who(connection: ASGIConnection[Any, Any, Any, Any]) -> Player | None:
+    return await gateway_of(connection).sessions.find(connection.cookies.get(COOKIE, ""))
+
+
+async def signed_in(request: Request[Any, Any, Any]) -> Player:
+    player = await who(request)
+    if player is None:
+        raise refuse(ErrorCode.SIGN_IN, "sign in first")
+    return player
+
+
+# -- sessions -----------------------------------------------------------------------------------
+
+
+@post("/api/session", status_code=200)
+async def sign_in(request: Request[Any, Any, Any]) -> Response[Any]:
+    gateway = gateway_of(request)
+    await gateway.rates.check("sign-ins", "sign-in", address(request),
+                              gateway.limits.sign_ins_per_minute, 60)  # fmt: skip
+    name = decode(await request.body(), SignIn).name.strip()
+    if not NAME.match(name):
+        raise refuse(ErrorCode.MALFORMED, "a name is 1-32 letters, digits, spaces, dots, "
+                     "dashes or underscores")  # fmt: skip
+    session_id, player = await gateway.sessions.sign_in_guest(name)
+    cookie = Cookie(key=COOKIE, value=session_id, httponly=True, samesite="strict", path="/",
+                    max_age=30 * 86_400, secure=request.url.scheme == "https")  # fmt: skip
+    return Response(msgspec.to_builtins(player), cookies=[cookie])
+
+
+@get("/api/session")
+async def session(request: Request[Any, Any, Any]) -> Any:
+    return msgspec.to_builtins(await signed_in(request))
+
+
+@delete("/api/session", status_code=200)
+async def sign_out(request: Request[Any, Any, Any]) -> Response[Any]:
+    await gateway_of(request).sessions.sign_out(request.cookies.get(COOKIE, ""))
+    return Response({"signed_out": True}, cookies=[Cookie(key=COOKIE, value="", max_age=0)])
+
+
+# -- the lobby ----------------------------------------------------------------------------------
+
+
+@get("/api/rulesets")
+async def list_rulesets() -> list[dict[str, Any]]:
+    return rulesets()
+
+
+@get("/api/lobby")
+async def lobby(request: Request[Any, Any, Any]) -> dict[str, Any]:
+    gateway = gateway_of(request)
+    player = await who(request)
+    return {
+        "challenges": msgspec.to_builtins(await gateway.lobby.challenges()),
+        "games": await gateway.lobby.recent_games(),
+        "mine": await gateway.lobby.recent_games(player) if player else [],
+    }
+
+
+@post("/api/challenges", status_code=201)
+async def open_challenge(request: Request[Any, Any, Any]) -> Any:
+    player = await signed_in(request)
+    req = decode(await request.body(), OpenChallenge)
+    opened = await gateway_of(request).lobby.open(player, req.ruleset, req.variant, req.position,
+                                                  req.seat)  # fmt: skip
+    return msgspec.to_builtins(opened)
+
+
+@get("/api/challenges/{challenge_id:str}")
+async def show_challenge(request: Request[Any, Any, Any], challenge_id: FromPath[str]) -> Any:
+    return msgspec.to_builtins(await gateway_of(request).lobby.show(challenge_id))
+
+
+@post("/api/challenges/{challenge_id:str}/accept", status_code=200)
+async def accept(request: Request[Any, Any, Any], challenge_id: FromPath[str]) -> Any:
+    player = await signed_in(request)
+    req = decode(await request.body() or b"{}", Accept)
+    return msgspec.to_builtins(await gateway_of(request).lobby.accept(player, challenge_id,
+                                                                     req.seat))  # fmt: skip
+
+
+@delete("/api/challenges/{challenge_id:str}", status_code=200)
+async def withdraw(request: Request[Any, Any, Any], challenge_id: FromPath[str]) -> dict[str, Any]:
+    await gateway_of(request).lobby.withdraw(await signed_in(request), challenge_id)
+    return {"withdrawn": challenge_id}
+
+
+# -- games --------------------------------------------------------------------------------------
+
+
+@get("/api/games/{game_id:str}")
+async def game(request: Request[Any, Any, Any], game_id: FromPath[str]) -> dict[str, Any]:
+    play = gateway_of(request).play
+    player = await who(request)
+    table = await play.table(game_id)
+    view = await play.view(player, game_id)
+    return {
+        "game_id": game_id,
+        "seated": msgspec.to_builtins(table.seated) if table else [],
+        "you": table.seat_of(player.id) if table and player else None,
+        "view": msgspec.to_builtins(view),
+    }
+
+
+@post("/api/games/{game_id:str}/actions", status_code=200)
+async def act(request: Request[Any, Any, Any], game_id: FromPath[str]) -> Any:
+    gateway = gateway_of(request)
+    player = await signed_in(request)
+    await gateway.rates.check("actions", "act", player.id, gateway.limits.actions_per_10s, 10)
+    req = decode(await request.body(), ActRequest)
+    receipt = await gateway.play.act(player, game_id, req.action, req.command_id,
+                                     req.expected_version)  # fmt: skip
+    return msgspec.to_builtins(receipt)
+
+
+@get("/api/games/{game_id:str}/events")
+async def events(
+    request: Request[Any, Any, Any], game_id: FromPath[str], after: FromQuery[int] = 0
+) -> Response[Any]:
+    stored = await gateway_of(request).play.events(await who(request), game_id, after)
+    return Response(msgspec.json.encode(stored), media_type="application/json")
+
+
+@get("/api/games/{game_id:str}/export")
+async def export(request: Request[Any, Any, Any], game_id: FromPath[str]) -> Response[Any]:
+    data = await gateway_of(request).play.export(game_id)
+    disposition = f'attachment; filename="{game_id}.tabula.jsonl"'
+    return Response(data, media_type="application/x-ndjson",
+                    headers={"Content-Disposition": disposition})  # fmt: skip
+
+
+@get("/api/keys")
+async def signing_keys(request: Request[Any, Any, Any]) -> dict[str, Any]:
+    return {"signing": await gateway_of(request).play.client.keys()}
+
+
+@websocket("/api/games/{game_id:str}/ws")
+async def feed(socket: WebSocket[Any, Any, Any], game_id: FromPath[str]) -> None:
+    """One game's events as this player may see them (after `?after=`), and its actions.
+
+    Frames sent: `{"type": "events", "events": [...]}`, `{"type": "receipt", "command_id",
+    "receipt"}`, `{"type": "error", "command_id", "error": {...}}`. Frames received:
+    `{"type": "act", "action", "command_id", "expected_version"?}`."""
+    if not same_origin(socket):
+        await socket.close(code=1008, reason="another site's page may not open this feed")
+        return
+    gateway = gateway_of(socket)
+    try:
+        await gateway.rates.check("requests", "ip", address(socket),
+                                  gateway.limits.requests_per_minute, 60)  # fmt: skip
+    except RateLimited as exc:
+        await socket.close(code=1013, reason=exc.reason)
+        return
+    player = await who(socket)
+    after_text = socket.query_params.get("after", "0")
+    if not after_text.isdecimal() or len(after_text) > 15:
+        await socket.close(code=1008, reason="after is a version: a decimal number")
+        return
+    after = int(after_text)
+    await socket.accept()
+    sending = asyncio.Lock()
+
+    async def send(frame: dict[str, Any]) -> None:
+        async with sending:
+            await socket.send_bytes(msgspec.json.encode(frame))
+
+    async def pump() -> None:
+        async for batch in gateway.play.feed(player, game_id, after):
+            await send({"type": "events", "events": batch})
+
+    pumping = asyncio.create_task(pump())
+    try:
+        while True:
+            raw = await socket.receive_data(mode="binary")
+            await send(await _ws_act(gateway, player, game_id, raw))
+    except WebSocketDisconnect:
+        pass
+    finally:
+        pumping.cancel()
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await pumping
+
+
+async def _ws_act(gateway: Gateway, player: Player | None, game_id: str,
+                  raw: bytes) -> dict[str, Any]:  # fmt: skip
+    command_id = ""
+    try:
+        if player is None:
+            raise refuse(ErrorCode.SIGN_IN, "sign in first")
+        req = decode(raw, ActRequest)
+        command_id = req.command_id
+        await gateway.rates.check("actions", "act", player.id, gateway.limits.actions_per_10s, 10)
+        receipt = await gateway.play.act(player, game_id, req.action, req.command_id,
+                                         req.expected_version)  # fmt: skip
+        return {"type": "receipt", "command_id": command_id,
+                "receipt": msgspec.to_builtins(receipt)}  # fmt: skip
+    except TabulaError as exc:
+        return {"type": "error", "command_id": command_id,
+                **error_body(ErrorCode(exc.code), exc.reason, exc.clause)}  # fmt: skip
+
+
+# -- pages --------------------------------------------------------------------------------------
+
+_PAGE = """<!doctype html><html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{title}</title><style>body{{font:16px/1.5 system-ui,sans-serif;max-width:50rem;
+margin:auto;padding:1rem}}table{{border-collapse:collapse}}td,th{{border:1px solid #ccc;
+padding:.2rem .4rem}}:target{{background:#ffa}}code{{background:#f4f4f4}}</style></head>
+<body>{body}</body></html>"""
+_markdown = MarkdownIt("commonmark", {"html": True}).enable("table")
+
+
+@get("/rules/{game:str}", media_type="text/html")
+async def rules_page(game: FromPath[str]) -> str:
+    """docs/rules/<game>.md as HTML: the rules with each clause's anchor (`#C3-7.7`), so a
+    refusal's clause links to its text."""
+    path = RULES_DIR / f"{game}.md"
+    if not game.isidentifier() or not path.is_file():
+        raise NotFoundException(f"no rules page for {game}")
+    return _PAGE.format(title=f"{game} rules", body=_markdown.render(path.read_text()))
+
+
+@get("/", media_type="text/html")
+async def index() -> str:
+    pages = sorted(p.stem for p in RULES_DIR.glob("*.md"))
+    links = "".join(f'<li><a href="/rules/{p}">{p}</a></li>' for p in pages)
+    body = (
+        "<h1>Tabula</h1><p>Fair, auditable hosting of turn-based strategy games. This gateway "
+        "serves the HTTP and WebSocket API under <code>/api</code> (docs/gateway.md).</p>"
+        f"<h2>Rules</h2><ul>{links}</ul>"
+    )
+    return _PAGE.format(title="Tabula", body=body)
+
+
+def build_app(gateway: Gateway) -> Litestar:
+    app = Litestar(
+        route_handlers=[
+            sign_in,
+            session,
+            sign_out,
+            list_rulesets,
+            lobby,
+            open_challenge,
+            show_challenge,
+            accept,
+            withdraw,
+            game,
+            act,
+            events,
+            export,
+            signing_keys,
+            feed,
+            rules_page,
+            index,
+        ],
+        exception_handlers={
+            TabulaError: on_tabula_error,
+            VariantError: on_variant_error,
+            HTTPException: on_http_error,
+            Exception: on_internal_error,
+        },
+        before_request=guard,
+    )
+    app.state.gateway = gateway
+    return app

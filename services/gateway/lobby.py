@@ -1,0 +1,207 @@
+"""The lobby: the rulesets on offer, open challenges, and the tables the gateway made.
+
+A challenge names a ruleset, a variant (checked by the ruleset itself, stored in its canonical
+form) and, optionally, a starting position; its challenger takes a seat, and others take the
+rest, each seat claimed once (HSETNX). The player who fills the last seat starts the game: one
+create with a command id derived from the challenge, so a retry, or a second gateway replica
+that also saw the challenge full, makes the same game at most once. The seat tokens come sealed
+to the gateway and stay in the store under the gateway's own keys; they never leave it.
+"""
+
+import secrets
+import time
+from typing import Any
+
+import msgspec
+import redis.asyncio as aioredis
+
+from contracts.commands import Error
+from contracts.errors import ErrorCode
+from domain.core.variant import describe
+from domain.registry import RULESETS, find_ruleset
+from services.client.client import Client, TabulaError
+from services.gateway.people import Player, text
+from services.runtime import keys
+
+LISTED = 100  # open challenges and recent games the lobby lists
+
+
+class Challenge(msgspec.Struct, frozen=True, kw_only=True):
+    id: str
+    ruleset: str
+    variant: str  # canonical
+    position: str = ""
+    seats: int
+    by: str  # the challenger's player id
+    created_ms: int
+
+
+class Seated(msgspec.Struct, frozen=True):
+    """A player at a seat, as others see it."""
+
+    seat: int
+    player: str
+    name: str
+
+
+class Opened(msgspec.Struct, frozen=True, kw_only=True):
+    """A challenge as the lobby shows it: who sits where so far, and its game once made."""
+
+    challenge: Challenge
+    seated: list[Seated]
+    game_id: str = ""
+
+
+class Table(msgspec.Struct, frozen=True, kw_only=True):
+    """A game the gateway made: who sits where, and (for the gateway alone) their tokens."""
+
+    game_id: str
+    seated: list[Seated]
+    tokens: dict[int, str]
+
+    def seat_of(self, player: str) -> int | None:
+        return next((s.seat for s in self.seated if s.player == player), None)
+
+
+def refuse(code: ErrorCode, reason: str) -> TabulaError:
+    return TabulaError(Error(code=code, reason=reason))
+
+
+def rulesets() -> list[dict[str, Any]]:
+    """Every registered ruleset with its variants and parameters (from the ruleset's own
+    declaration) and the seats of its default variant."""
+    return [
+        {"name": name, "seats": rs.create("").seats, "variants": describe(rs.variants)}
+        for name, rs in sorted(RULESETS.items())
+    ]
+
+
+class Lobby:
+    def __init__(self, redis: "aioredis.Redis", client: Client) -> None:
+        self.redis = redis
+        self.client = client
+
+    async def open(
+        self, player: Player, ruleset: str, variant: str, position: str, seat: int
+    ) -> Opened:
+        created = find_ruleset(ruleset).create(variant, position)  # VariantError: typed
+        if not 0 <= seat < created.seats:
+            raise refuse(ErrorCode.UNKNOWN_SEAT, f"{ruleset} seats 0 to {created.seats - 1}")
+        challenge = Challenge(id=secrets.token_hex(8), ruleset=ruleset, variant=created.variant,
+                              position=position, seats=created.seats, by=player.id,
+                              created_ms=int(time.time() * 1000))  # fmt: skip
+        seated = Seated(seat, player.id, player.name)
+        await self.redis.hset(keys.challenge_key(challenge.id), "spec",
+                              msgspec.json.encode(challenge))  # fmt: skip
+        await self.redis.hset(keys.challenge_seats_key(challenge.id), str(seat),
+                              msgspec.json.encode(seated))  # fmt: skip
+        await self.redis.zadd(keys.CHALLENGES, {challenge.id: challenge.created_ms})
+        return await self.show(challenge.id)
+
+    async def show(self, challenge_id: str) -> Opened:
+        raw = await self._hash(keys.challenge_key(challenge_id))
+        if "spec" not in raw:
+            raise refuse(ErrorCode.UNKNOWN_CHALLENGE, f"no challenge {challenge_id}")
+        challenge = msgspec.json.decode(raw["spec"], type=Challenge)
+        seats = await self._hash(keys.challenge_seats_key(challenge_id))
+        seated = sorted((msgspec.json.decode(v, type=Seated) for v in seats.values()),
+                        key=lambda s: s.seat)  # fmt: skip
+        game = raw.get("game", b"").decode()
+        started = game not in ("starting", "withdrawn")  # the markers of HSETNX "game"
+        return Opened(challenge=challenge, seated=seated, game_id=game if started else "")
+
+    async def challenges(self) -> list[Opened]:
+        out = []
+        for cid in await self._newest(keys.CHALLENGES):
+            try:
+                out.append(await self.show(cid))
+            except TabulaError:  # withdrawn or started meanwhile
+                continue
+        return out
+
+    async def accept(self, player: Player, challenge_id: str, seat: int | None) -> Opened:
+        """Take a seat (the given one, else the first free); the last seat starts the game."""
+        opened = await self.show(challenge_id)
+        spec = opened.challenge
+        mine = any(s.player == player.id for s in opened.seated)
+        if not mine:
+            free = sorted(set(range(spec.seats)) - {s.seat for s in opened.seated})
+            if not free:
+                raise refuse(ErrorCode.CONFLICT, "every seat of this challenge is taken")
+            chosen = free[0] if seat is None else seat
+            if not 0 <= chosen < spec.seats:
+                raise refuse(ErrorCode.UNKNOWN_SEAT, f"seats are 0 to {spec.seats - 1}")
+            taken = await self.redis.hsetnx(keys.challenge_seats_key(challenge_id), str(chosen),
+                                            msgspec.json.encode(Seated(chosen, player.id,
+                                                                       player.name)))  # fmt: skip
+            if not taken:
+                raise refuse(ErrorCode.CONFLICT, f"seat {chosen} is taken")
+            opened = await self.show(challenge_id)
+        if len(opened.seated) == spec.seats and not opened.game_id:
+            return await self._start(opened)
+        return opened
+
+    async def _start(self, opened: Opened) -> Opened:
+        spec = opened.challenge
+        key = keys.challenge_key(spec.id)
+        if not await self.redis.hsetnx(key, "game", "starting"):
+            return opened  # another request is starting it
+        try:
+            game = await self.client.create_game(
+                spec.ruleset,
+                spec.variant,
+                players=[s.name for s in opened.seated],
+                position=spec.position,
+                command_id=f"challenge-{spec.id}",
+            )
+        except BaseException:
+            await self.redis.hdel(key, "game")  # the next accept (or a retry) starts it again
+            raise
+        now = int(time.time() * 1000)
+        table: dict[str, bytes | str] = {str(s.seat): msgspec.json.encode(s) for s in opened.seated}
+        table |= {f"token:{g.seat}": g.token for g in game.seats}
+        await self.redis.hset(keys.table_key(game.game_id), mapping=table)  # type: ignore[arg-type]
+        await self.redis.zadd(keys.GATEWAY_GAMES, {game.game_id: now})
+        for s in opened.seated:
+            await self.redis.zadd(keys.player_games_key(s.player), {game.game_id: now})
+        await self.redis.hset(key, "game", game.game_id)
+        await self.redis.zrem(keys.CHALLENGES, spec.id)
+        return msgspec.structs.replace(opened, game_id=game.game_id)
+
+    async def withdraw(self, player: Player, challenge_id: str) -> None:
+        opened = await self.show(challenge_id)
+        if opened.challenge.by != player.id:
+            raise refuse(ErrorCode.FORBIDDEN, "only its challenger withdraws a challenge")
+        if not await self.redis.hsetnx(keys.challenge_key(challenge_id), "game", "withdrawn"):
+            raise refuse(ErrorCode.CONFLICT, "the game has started")
+        await self.redis.zrem(keys.CHALLENGES, challenge_id)
+        await self.redis.delete(keys.challenge_key(challenge_id),
+                                keys.challenge_seats_key(challenge_id))  # fmt: skip
+
+    async def table(self, game_id: str) -> Table | None:
+        raw = await self._hash(keys.table_key(game_id))
+        if not raw:
+            return None
+        seated, tokens = [], {}
+        for name, value in raw.items():
+            if name.startswith("token:"):
+                tokens[int(name.removeprefix("token:"))] = value.decode()
+            else:
+                seated.append(msgspec.json.decode(value, type=Seated))
+        return Table(game_id=game_id, seated=sorted(seated, key=lambda s: s.seat), tokens=tokens)
+
+    async def recent_games(self, player: Player | None = None) -> list[str]:
+        return await self._newest(keys.player_games_key(player.id) if player else
+                                  keys.GATEWAY_GAMES)  # fmt: skip
+
+    async def _hash(self, key: str) -> dict[str, bytes]:
+        raw = await self.redis.hgetall(key)
+        return {text(field): _bytes(value) for field, value in raw.items()}
+
+    async def _newest(self, key: str) -> list[str]:
+        """The members of a sorted set scored by time, newest first."""
+        return [text(m) for m in await self.redis.zrevrange(key, 0, LISTED - 1)]
+
+
+def _bytes(value: Any) -> bytes:
+    return value if isinstance(value, bytes) else str(value).encode()

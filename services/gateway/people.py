@@ -1,0 +1,105 @@
+"""Who is asking: guest sessions and rate limits, kept in the store.
+
+A session id is 32 random bytes, sent to the browser in an HttpOnly, SameSite=Strict cookie and
+never shown to scripts; the store keeps only its SHA-256, so someone reading the store cannot
+sign in as anyone. Rate limits count fixed windows in the store, so every gateway replica
+shares them.
+"""
+
+import hashlib
+import re
+import secrets
+import time
+from dataclasses import dataclass
+from typing import Any, Final
+
+import msgspec
+import redis.asyncio as aioredis
+
+from contracts.commands import Error
+from contracts.errors import ErrorCode
+from services.runtime import keys
+from services.runtime.bus import TabulaError
+
+SESSION_TTL_S: Final = 30 * 86_400
+# A display name: letters, digits, spaces and a little punctuation, 1-32 characters, no
+# leading or trailing space.
+NAME: Final = re.compile(r"^[\w.-](?:[\w .-]{0,30}[\w.-])?\Z")
+
+
+class Player(msgspec.Struct, frozen=True):
+    id: str  # "g" + 16 hex for a guest
+    name: str
+
+
+def text(value: Any) -> str:
+    """A store reply (bytes: the gateway's connection does not decode) as text."""
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
+def _digest(session_id: str) -> str:
+    return hashlib.sha256(session_id.encode()).hexdigest()
+
+
+class Sessions:
+    def __init__(self, redis: "aioredis.Redis") -> None:
+        self.redis = redis
+
+    async def sign_in_guest(self, name: str) -> tuple[str, Player]:
+        """A new guest and its session id (the caller checked the name against NAME)."""
+        player = Player("g" + secrets.token_hex(8), name)
+        session_id = secrets.token_urlsafe(32)
+        key = keys.session_key(_digest(session_id))
+        await self.redis.hset(key, mapping={"player": player.id, "name": player.name})
+        await self.redis.expire(key, SESSION_TTL_S)
+        return session_id, player
+
+    async def find(self, session_id: str) -> Player | None:
+        if not session_id or len(session_id) > 128:
+            return None
+        found = await self.redis.hmget(keys.session_key(_digest(session_id)), ["player", "name"])
+        if found[0] is None:
+            return None
+        return Player(text(found[0]), text(found[1]))
+
+    async def sign_out(self, session_id: str) -> None:
+        await self.redis.delete(keys.session_key(_digest(session_id)))
+
+
+@dataclass(frozen=True)
+class Limits:
+    """How much one client may ask (TABULA_GATEWAY_LIMITS: `requests,sign_ins,actions`)."""
+
+    requests_per_minute: int = 600  # per client address, every API request and feed
+    sign_ins_per_minute: int = 10  # per client address: each makes a session
+    actions_per_10s: int = 50  # per player
+
+    @classmethod
+    def parse(cls, text: str) -> "Limits":
+        requests, sign_ins, actions = (int(n) for n in text.split(","))
+        return cls(requests, sign_ins, actions)
+
+
+class RateLimited(TabulaError):
+    def __init__(self, what: str, retry_after: int) -> None:
+        reason = f"too many {what}: retry in {retry_after} s"
+        super().__init__(Error(code=ErrorCode.RATE_LIMITED, reason=reason))
+        self.retry_after = retry_after
+
+
+class RateLimits:
+    """At most `limit` requests per `window_s` seconds for each (scope, who)."""
+
+    def __init__(self, redis: "aioredis.Redis") -> None:
+        self.redis = redis
+
+    async def check(self, what: str, scope: str, who: str, limit: int, window_s: int) -> None:
+        """Raise RateLimited (naming `what` and when to retry) past the limit."""
+        now = int(time.time())
+        window = now // window_s
+        key = keys.rate_key(scope, who, window)
+        count = await self.redis.incr(key)
+        if count == 1:
+            await self.redis.expire(key, window_s + 1)
+        if count > limit:
+            raise RateLimited(what, (window + 1) * window_s - now)

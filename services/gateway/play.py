@@ -1,0 +1,82 @@
+"""Playing through the gateway: acting with the seat token it holds, the seat's view, the event
+feed and exports.
+
+A player's command id is namespaced by the player (`<player>:<id>`): command ids are public in
+the log, so another player replaying one sends a different command, never a lookup of someone
+else's receipt. A seat's private events are opened here with its token and go to its player
+only; anyone else gets the public projection, exactly as a spectator on the bus would.
+"""
+
+import re
+from collections.abc import AsyncIterator
+from typing import Final
+
+from contracts.commands import Receipt, View
+from contracts.envelope import StoredEvent
+from contracts.errors import ErrorCode
+from services.client.client import Client
+from services.gateway.lobby import Lobby, Table, refuse
+from services.gateway.people import Player
+from services.runtime.codec import export_line
+
+COMMAND_ID: Final = re.compile(r"^[A-Za-z0-9_-]{1,100}\Z")
+
+
+class Play:
+    def __init__(self, client: Client, lobby: Lobby) -> None:
+        self.client = client
+        self.lobby = lobby
+
+    async def seat(self, player: Player | None, game_id: str) -> tuple[int, str] | None:
+        """The player's seat in the game and its token, if it sits there."""
+        table = await self.lobby.table(game_id)
+        seat = table.seat_of(player.id) if table and player else None
+        return None if seat is None or table is None else (seat, table.tokens[seat])
+
+    async def table(self, game_id: str) -> Table | None:
+        return await self.lobby.table(game_id)
+
+    async def act(self, player: Player, game_id: str, action: str, command_id: str,
+                  expected_version: int | None = None) -> Receipt:  # fmt: skip
+        if not COMMAND_ID.match(command_id):
+            raise refuse(ErrorCode.MALFORMED, "a command id is 1-100 of A-Z a-z 0-9 _ -")
+        seated = await self.seat(player, game_id)
+        if seated is None:
+            raise refuse(ErrorCode.FORBIDDEN, "you have no seat in this game")
+        seat, token = seated
+        return await self.client.act(game_id, seat, token, action,
+                                     command_id=f"{player.id}:{command_id}",
+                                     expected_version=expected_version)  # fmt: skip
+
+    async def view(self, player: Player | None, game_id: str) -> View:
+        seated = await self.seat(player, game_id)
+        if seated is None:
+            return await self.client.view(game_id)
+        return await self.client.view(game_id, seated[0], seated[1])
+
+    async def events(self, player: Player | None, game_id: str, after: int) -> list[StoredEvent]:
+        seated = await self.seat(player, game_id)
+        if seated is None:
+            return await self.client.read(game_id, after)
+        return await self.client.read(game_id, after, seated[0], seated[1])
+
+    async def feed(self, player: Player | None, game_id: str,
+                   after: int) -> AsyncIterator[list[StoredEvent]]:  # fmt: skip
+        """Every event after `after` as the player may see it, then live: in order, no gap,
+        no duplicate (the client's watch)."""
+        seated = await self.seat(player, game_id)
+        seat, token = seated if seated is not None else (None, "")
+        async for batch in self.client.watch_batches(game_id, after, seat, token):
+            yield batch
+
+    async def export(self, game_id: str) -> bytes:
+        """The game's log as `tabula export` writes it. A game with hidden information is
+        exported once it has ended: until then its public log is redacted where it holds
+        secrets, and could not pass the audit."""
+        stored = await self.client.read(game_id)
+        if not stored:
+            raise refuse(ErrorCode.UNKNOWN_GAME, f"no game {game_id}")
+        if any(s.redacted for s in stored):
+            raise refuse(ErrorCode.IN_PLAY, "a game with hidden information is exported once "
+                         "it has ended")  # fmt: skip
+        return b"".join(export_line(s) for s in stored)
