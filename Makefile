@@ -16,7 +16,13 @@ $(STAMP): pyproject.toml
 run: $(STAMP)
 	$(BIN)/tabula up --demo 1
 
-test: $(STAMP)
+# The browser tests drive Debian's Chromium (Playwright's executable_path; nothing downloads a
+# browser at run time): installed here where it is absent (root, apt).
+CHROMIUM := /usr/bin/chromium
+$(CHROMIUM):
+	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium
+
+test: $(STAMP) $(CHROMIUM)
 	$(BIN)/pytest -q
 
 test-long: $(STAMP)

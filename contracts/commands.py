@@ -2,7 +2,7 @@
 field is bounded where it is declared: a request outside the bounds is refused as malformed at
 decoding, before any handler runs (issue 10: limits everywhere input enters)."""
 
-from typing import Annotated
+from typing import Annotated, Any
 
 import msgspec
 
@@ -186,6 +186,11 @@ class View(Reply, tag="view", frozen=True, kw_only=True):
     # a hidden piece): they come sealed to the seat instead (services.runtime.sealing, "legal").
     legal_nonce: str = ""
     legal_box: str = ""
+    # The ruleset's own JSON view of the game for this seat (None: a spectator), for drawing
+    # the board (Ruleset.view); sealed like `legal` ("board") while a hidden game is in play.
+    board: dict[str, Any] = {}
+    board_nonce: str = ""
+    board_box: str = ""
     phase: str = ""  # "seeding" | "setup" | "play" | "ended" (domain.core.table)
     result: str = ""
     reason: str = ""

@@ -183,6 +183,11 @@ class Client(Requester):
                                view.legal_box)  # fmt: skip
             view = msgspec.structs.replace(view, legal=msgspec.json.decode(legal, type=list[str]),
                                            legal_nonce="", legal_box="")  # fmt: skip
+        if view.board_box and seat is not None:
+            board = open_bytes(token, game_id, seat, view.version, "board", view.board_nonce,
+                               view.board_box)  # fmt: skip
+            view = msgspec.structs.replace(view, board=msgspec.json.decode(board),
+                                           board_nonce="", board_box="")  # fmt: skip
         return view
 
     async def watch(self, game_id: str, after: int = 0, seat: int | None = None,

@@ -22,6 +22,8 @@ from litestar.connection import ASGIConnection, WebSocket
 from litestar.datastructures import Cookie
 from litestar.exceptions import HTTPException, NotFoundException, WebSocketDisconnect
 from litestar.params import FromPath, FromQuery
+from litestar.response import File
+from litestar.static_files import create_static_files_router
 from markdown_it import MarkdownIt
 
 from contracts.errors import ErrorCode
@@ -54,6 +56,7 @@ STATUS: Final[dict[ErrorCode, int]] = {
     ErrorCode.INTERNAL: 500,
 }  # any other code: 400, the request is at fault
 RULES_DIR: Final = Path(__file__).resolve().parents[2] / "docs" / "rules"
+WEB_DIR: Final = Path(__file__).resolve().parent / "web"
 
 T = TypeVar("T")
 
@@ -374,16 +377,10 @@ async def rules_page(game: FromPath[str]) -> str:
     return _PAGE.format(title=f"{game} rules", body=_markdown.render(path.read_text()))
 
 
-@get("/", media_type="text/html")
-async def index() -> str:
-    pages = sorted(p.stem for p in RULES_DIR.glob("*.md"))
-    links = "".join(f'<li><a href="/rules/{p}">{p}</a></li>' for p in pages)
-    body = (
-        "<h1>Tabula</h1><p>Fair, auditable hosting of turn-based strategy games. This gateway "
-        "serves the HTTP and WebSocket API under <code>/api</code> (docs/gateway.md).</p>"
-        f"<h2>Rules</h2><ul>{links}</ul>"
-    )
-    return _PAGE.format(title="Tabula", body=body)
+@get("/")
+async def index() -> File:
+    """The web client's page (its scripts and styles under /static/)."""
+    return File(WEB_DIR / "index.html", content_disposition_type="inline", media_type="text/html")
 
 
 def build_app(gateway: Gateway) -> Litestar:
@@ -406,6 +403,7 @@ def build_app(gateway: Gateway) -> Litestar:
             feed,
             rules_page,
             index,
+            create_static_files_router("/static", [WEB_DIR]),
         ],
         exception_handlers={
             TabulaError: on_tabula_error,

@@ -358,19 +358,24 @@ class Rules:
                 legal = [rs.format_action(table.game, a)
                          for a in rs.legal_actions(table.game, req.seat)]  # fmt: skip
         outcome = tables.outcome(table)
-        nonce = box = ""
+        board = rs.view(table.game, req.seat)
+        nonce = box = board_nonce = board_box = ""
         hidden = table.created.randomness or table.created.hidden_setup
-        if legal and hidden and outcome is None:
-            assert req.seat is not None
-            nonce, box = seal_bytes(req.token, req.game_id, req.seat, game.version, "legal",
-                                    msgspec.json.encode(legal))  # fmt: skip
-            legal = []
+        if hidden and outcome is None and req.seat is not None:
+            if legal:
+                nonce, box = seal_bytes(req.token, req.game_id, req.seat, game.version, "legal",
+                                        msgspec.json.encode(legal))  # fmt: skip
+                legal = []
+            board_nonce, board_box = seal_bytes(req.token, req.game_id, req.seat, game.version,
+                                                "board", msgspec.json.encode(board))  # fmt: skip
+            board = {}
         return View(
             game_id=req.game_id, version=game.version, ruleset=rs.name,
             variant=table.created.variant, seat=req.seat, to_act=sorted(tables.to_act(table)),
             position=rs.position(table.game), legal=legal, phase=tables.phase(table),
             result=outcome.result if outcome else "", reason=outcome.reason if outcome else "",
-            legal_nonce=nonce, legal_box=box,
+            legal_nonce=nonce, legal_box=box, board=board, board_nonce=board_nonce,
+            board_box=board_box,
         )  # fmt: skip
 
     def project(self, game: Game, stored: StoredEvent, event: Event

@@ -1,0 +1,170 @@
+"""Two people in two browsers meet in the lobby and play through the web client."""
+
+import asyncio
+import re
+
+from playwright.async_api import Browser, Page, expect
+
+from tests.browser.conftest import person
+from tests.rulesets import register
+
+register()
+
+
+async def open_challenge(page: Page, ruleset: str) -> None:
+    await page.get_by_label("Game").select_option(ruleset)
+    await page.get_by_role("button", name="Open").click()
+    await expect(page.get_by_role("button", name="Withdraw")).to_be_visible()
+
+
+async def accept(page: Page) -> None:
+    await page.get_by_role("button", name="Accept").first.click()
+    await page.wait_for_url(re.compile(r"#/games/"))
+
+
+async def test_two_browsers_play_3d_chess_until_a_resignation(
+    browser: Browser, gateway: str
+) -> None:
+    ann = await person(browser, gateway, "Ann")
+    bob = await person(browser, gateway, "Bob")
+    await open_challenge(ann, "chess3d")
+    await bob.reload()
+    await accept(bob)
+    await ann.wait_for_url(re.compile(r"#/games/"))  # the lobby takes Ann to her game
+    assert ann.url.split("#")[1] == bob.url.split("#")[1]
+    await expect(ann.get_by_text("Your move.")).to_be_visible()
+    # Ann moves a pawn by clicking its cube, then the highlighted destination
+    await ann.locator('[data-cell="IE2"]').click()
+    await expect(ann.locator('[data-cell="IE4"].target')).to_be_visible()
+    await ann.locator('[data-cell="IE4"]').click()
+    await expect(bob.get_by_role("list", name="moves")).to_contain_text("IE2-IE4")
+    await expect(bob.locator('[data-cell="IE4"]')).to_have_attribute(
+        "aria-label", "IE4: White pawn"
+    )
+    await expect(bob.get_by_text("Your move.")).to_be_visible()
+    # an illegal move typed by Bob: refused with its clause, linked to the rules page
+    await bob.get_by_label("action").fill("IIIE7-IIIE3")
+    await bob.get_by_role("button", name="Play", exact=True).click()
+    alert = bob.get_by_role("alert")
+    await expect(alert).to_contain_text("action/illegal")
+    link = alert.get_by_role("link")
+    assert re.fullmatch(r"/rules/chess3d#C3-\d[\d.]*", await link.get_attribute("href") or "")
+    await bob.get_by_role("button", name="resign").click()
+    for page in (ann, bob):
+        await expect(page.get_by_text("Result 1-0 (resignation)")).to_be_visible()
+
+
+async def test_a_race_with_seeds_and_a_hidden_setup_made_in_the_browsers(
+    browser: Browser, gateway: str
+) -> None:
+    """Each browser makes its client seed and its setup itself (WebCrypto), commits, reveals;
+    the page shows the player's own hand only; a reload resumes the same game."""
+    ann = await person(browser, gateway, "Ann")
+    bob = await person(browser, gateway, "Bob")
+    await open_challenge(ann, "race")
+    await bob.reload()
+    await accept(bob)
+    await ann.wait_for_url(re.compile(r"#/games/"))
+    for page, boost in ((ann, "3"), (bob, "1")):
+        await page.get_by_label("Boost (RACE-1):").select_option(boost)
+        await page.get_by_role("button", name="Commit my setup").click()
+    await expect(ann.get_by_text("Your move.")).to_be_visible()
+    moves = 0
+    while moves < 60:
+        ended = False
+        for page in (ann, bob):
+            if await page.get_by_text(re.compile(r"^Result ")).count():
+                ended = True
+                break
+            if await page.get_by_text("Your move.").count():
+                await page.get_by_label("action").fill("roll")
+                await page.get_by_role("button", name="Play", exact=True).click()
+                moves += 1
+                await expect(page.get_by_text("Your move.")).to_have_count(0)
+        if ended:
+            break
+        if moves == 4:  # a reload resumes from the log: the same board
+            track = await bob.locator("svg.race").inner_html()
+            await bob.reload()
+            await expect(bob.locator("svg.race")).to_have_count(1)
+            assert await bob.locator("svg.race").inner_html() == track
+    for page in (ann, bob):
+        await expect(page.get_by_text(re.compile(r"^Result (1-0|0-1) \(finish\)$"))).to_be_visible()
+    # once the game has ended every action is public: the move list shows them all
+    rolls = ann.get_by_role("list", name="moves").locator("li")
+    await expect(rolls).to_have_count(moves)
+    assert set(await rolls.all_inner_texts()) == {"roll"}
+
+
+async def first_move(page: Page) -> str:
+    """Click the first movable man, then its first highlighted destination; the move made."""
+    before = await page.get_by_role("list", name="moves").locator("li").count()
+    await page.locator(".cell.movable").first.click()
+    await page.locator(".cell.target").first.click()
+    moves = page.get_by_role("list", name="moves").locator("li")
+    await expect(moves).to_have_count(before + 1)
+    return await moves.last.inner_text()
+
+
+async def test_cyvasse_hidden_setups_placed_in_the_browsers_then_play(
+    browser: Browser, gateway: str
+) -> None:
+    """Each player sets up behind the screen in the browser (a random legal setup, checked in
+    the page, committed, revealed); then White moves on the board and Black resigns."""
+    ann = await person(browser, gateway, "Ann")
+    bob = await person(browser, gateway, "Bob")
+    await open_challenge(ann, "cyvasse")
+    await bob.reload()
+    await accept(bob)
+    await ann.wait_for_url(re.compile(r"#/games/"))
+    for page in (ann, bob):
+        await page.get_by_role("button", name="Random setup").click()
+        await page.get_by_role("button", name="Commit my setup").click()
+    # Random setups may leave a King mated at once (CY-4.4: the last reveal ends the game) or
+    # capturable by White's first move: then the game ends there, with its result shown.
+    result = re.compile(r"^Result (1-0|0-1|1/2-1/2) \(")
+    status = ann.get_by_text("Your move.").or_(ann.get_by_text(result))
+    await expect(status).to_be_visible()
+    if await ann.get_by_text("Your move.").count():
+        played = await first_move(ann)
+        await expect(bob.get_by_role("list", name="moves")).to_contain_text(played)
+        resign = bob.get_by_role("button", name="resign").or_(bob.get_by_text(result))
+        await expect(resign).to_be_visible()
+        if not await bob.get_by_text(result).count():
+            await resign.click()
+            await expect(bob.get_by_text("Result 1-0 (resignation)")).to_be_visible()
+    for page in (ann, bob):
+        await expect(page.get_by_text(result)).to_be_visible()
+
+
+async def test_yavoch_levels_fleets_and_a_move_through_the_browsers(
+    browser: Browser, gateway: str
+) -> None:
+    """Captain Decker's Yavoch: seeds made in the browsers, home levels chosen, each fleet
+    placed in the page's editor, a first ship move by clicks; then a resignation."""
+    ann = await person(browser, gateway, "Ann")
+    bob = await person(browser, gateway, "Bob")
+    await open_challenge(ann, "yavoch")
+    await bob.reload()
+    await accept(bob)
+    await ann.wait_for_url(re.compile(r"#/games/"))
+    await expect(ann.get_by_text("Choose your home levels")).to_be_visible()
+    await ann.get_by_role("button", name=re.compile(r"^Levels 1 and 2")).click()
+    for page in (ann, bob):
+        await page.get_by_role("button", name="Random placement").click()
+        await page.get_by_role("button", name="Place my fleet").click()
+    # whoever moves first: the page that offers a ship to move
+    waits = {
+        asyncio.create_task(p.locator(".cell.movable").first.wait_for()): p for p in (ann, bob)
+    }
+    done, pending = await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+    for task in pending:
+        task.cancel()
+    mover = waits[done.pop()]
+    await expect(mover.get_by_text("Your move.")).to_be_visible()
+    await first_move(mover)
+    await mover.get_by_role("button", name="resign").click()
+    for page in (ann, bob):
+        await expect(
+            page.get_by_text(re.compile(r"^Result (1-0|0-1) \(resignation\)$"))
+        ).to_be_visible()
