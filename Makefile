@@ -36,6 +36,7 @@ test-faults: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python -m tests.bench.run
+	$(BIN)/python -m tests.bench.gateway
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -58,6 +58,8 @@ class CreateGame(Request, frozen=True, kw_only=True):
     position: Position = ""
     # None: the platform default (GameCreated's); at most a day
     reveal_deadline_ms: Annotated[int, msgspec.Meta(ge=0, le=86_400_000)] | None = None
+    # A time per move (live minutes or correspondence days; at most 30 days); 0: none
+    move_deadline_ms: Annotated[int, msgspec.Meta(ge=0, le=30 * 86_400_000)] = 0
 
 
 class Act(Request, frozen=True, kw_only=True):
@@ -192,6 +194,10 @@ class View(Reply, tag="view", frozen=True, kw_only=True):
     board_nonce: str = ""
     board_box: str = ""
     phase: str = ""  # "seeding" | "setup" | "play" | "ended" (domain.core.table)
+    # The time of the last event (ms since the epoch, the service's clock) and the game's time
+    # per move: a waiting seat may claim once the seats to act are past it.
+    last_event_ms: int = 0
+    move_deadline_ms: int = 0
     result: str = ""
     reason: str = ""
 

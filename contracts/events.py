@@ -38,6 +38,9 @@ class GameCreated(Event, tag="GameCreated", frozen=True, kw_only=True):
     # How long seats owing a seed or setup step may keep the others waiting before a waiting
     # seat may claim the game (fair-play 1.3 and 3: a missing reveal loses).
     reveal_deadline_ms: int = 300_000
+    # How long the seats to act may take over one move in play before a waiting seat may
+    # claim the game (0: no limit). Time is measured by the service and recorded in TimedOut.
+    move_deadline_ms: int = 0
     # The X25519 key the creator sent (CreateGame.reply_key): a retried create must name it to
     # be answered. "" in logs written before it was recorded.
     creator_key: str = ""

@@ -15,7 +15,8 @@ game. Around it the table runs, as pure data (docs/fair-play.md):
 
 Platform actions are plain text, like a ruleset's: `seed-commit <sha256>`,
 `seed-reveal <client seed>`, `setup-commit <sha256>`, `setup-reveal <nonce> <setup>`, and
-`claim-timeout` (a waiting seat, once the seats owing a step are past the game's deadline).
+`claim-timeout` (a waiting seat, once the seats owing a step are past the game's deadline, or
+in play the seats to act past its time per move, `GameCreated.move_deadline_ms`).
 A ruleset whose games have seeds or a hidden setup declares the `Forfeit` capability (and
 `HiddenSetup` for a hidden setup): `open_table` refuses a game it could not end.
 """
@@ -35,7 +36,6 @@ from contracts.events import (
     DeckShuffled,
     Event,
     GameCreated,
-    GameEnded,
     GameSealed,
     RandomDrawn,
     SeedCommitted,
@@ -46,7 +46,7 @@ from contracts.events import (
     TimedOut,
 )
 from domain import fairplay
-from domain.core.outcome import Outcome
+from domain.core.outcome import Outcome, Sides, ended, lose
 from domain.core.ruleset import (
     Decided,
     Decision,
@@ -62,6 +62,7 @@ from domain.core.ruleset import (
 
 NONCED = frozenset({"die", "uniform", "shuffle"})
 _HEX64 = re.compile(r"^[0-9a-f]{64}$")
+MOVE_DEADLINE = "move-deadline"  # the clause of a refused move-time claim (docs/gateway.md)
 # Events the table keeps for itself; every other event is the ruleset's to evolve.
 _TABLE_ONLY = (SeedCommitted, ClientSeedCommitted, ClientSeedRevealed, SetupCommitted,
                SeedRevealed, TimedOut)  # fmt: skip
@@ -383,10 +384,10 @@ def _seed_action(table: Table, seat: int, verb: str, arg: str) -> Decision:
 
 def _claim_timeout(table: Table, seat: int, idle_ms: int) -> Decision:
     """A waiting seat claims the game from seats that owe a seed or setup step past the
-    deadline: a missing reveal loses (fair-play 1.3, 3). In play, time is the ruleset's."""
-    if phase(table) not in ("seeding", "setup"):
-        return _refuse(ErrorCode.ILLEGAL_ACTION, "nothing is owed: seeds and setup are done",
-                       "fair-play 1.3")  # fmt: skip
+    deadline: a missing reveal loses (fair-play 1.3, 3). In play, from the seats to act past
+    the game's time per move, when it has one: they lose (`timeout`)."""
+    if phase(table) == "play":
+        return _claim_move_timeout(table, seat, idle_ms)
     laggards = sorted(to_act(table))
     if seat in laggards or not laggards:
         return _refuse(ErrorCode.ILLEGAL_ACTION, "only a seat kept waiting may claim",
@@ -398,6 +399,23 @@ def _claim_timeout(table: Table, seat: int, idle_ms: int) -> Decision:
                        "fair-play 1.3")  # fmt: skip
     forfeit = _forfeit(table).forfeit(table.game, laggards, "timeout")
     return (TimedOut(seats=laggards, idle_ms=idle_ms), *forfeit)
+
+
+def _claim_move_timeout(table: Table, seat: int, idle_ms: int) -> Decision:
+    deadline = table.created.move_deadline_ms
+    if not deadline:
+        return _refuse(ErrorCode.ILLEGAL_ACTION, "this game has no time per move",
+                       MOVE_DEADLINE)  # fmt: skip
+    laggards = sorted(to_act(table))
+    if seat in laggards or not laggards:
+        return _refuse(ErrorCode.ILLEGAL_ACTION, "only a seat kept waiting may claim",
+                       MOVE_DEADLINE)  # fmt: skip
+    if idle_ms < deadline:
+        return _refuse(ErrorCode.ILLEGAL_ACTION,
+                       f"the time per move is {deadline} ms; {idle_ms} ms have passed",
+                       MOVE_DEADLINE)  # fmt: skip
+    lost = lose(laggards, "timeout", Sides.of(table.created))
+    return (TimedOut(seats=laggards, idle_ms=idle_ms), ended(lost))
 
 
 def _forfeit(table: Table) -> Forfeit[Any]:
@@ -456,11 +474,8 @@ def _setup_action(table: Table, seat: int, verb: str, arg: str) -> Decision:
                 return (revealed, SetupsDiscarded(reason=conflict))
         # The last reveal may decide the game at once (a King already mated in Cyvasse A):
         # the log then says so, as after any other action.
-        ended = table.ruleset.outcome(after)
-        if ended is None:
-            return (revealed,)
-        return (revealed, GameEnded(result=ended.result, reason=ended.reason,
-                                    winners=list(ended.winners)))  # fmt: skip
+        end = table.ruleset.outcome(after)
+        return (revealed,) if end is None else (revealed, ended(end))
     forfeit = _forfeit(table).forfeit(table.game, (seat,), rejected)
     return (revealed, *forfeit)
 

@@ -114,11 +114,13 @@ class Client(Requester):
         position: str = "",
         command_id: str | None = None,
         reveal_deadline_ms: int | None = None,
+        move_deadline_ms: int = 0,
     ) -> NewGame:
         """Create a game; its seat tokens come sealed to a key made for this request."""
         private, public = new_reply_key()
         req = CreateGame(
             reveal_deadline_ms=reveal_deadline_ms,
+            move_deadline_ms=move_deadline_ms,
             command_id=command_id or new_id(),
             reply_key=public,
             ruleset=ruleset,

@@ -12,7 +12,7 @@ import asyncio
 import contextlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final, TypeVar
+from typing import Annotated, Any, Final, TypeVar
 from urllib.parse import urlsplit
 
 import msgspec
@@ -79,6 +79,8 @@ class OpenChallenge(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fi
     variant: str = ""
     position: str = ""
     seat: int = 0
+    # A time per move, live (minutes) or correspondence (days): at most 30 days; 0: none
+    move_deadline_ms: Annotated[int, msgspec.Meta(ge=0, le=30 * 86_400_000)] = 0
 
 
 class Accept(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -219,7 +221,7 @@ async def open_challenge(request: Request[Any, Any, Any]) -> Any:
     player = await signed_in(request)
     req = decode(await request.body(), OpenChallenge)
     opened = await gateway_of(request).lobby.open(player, req.ruleset, req.variant, req.position,
-                                                  req.seat)  # fmt: skip
+                                                  req.seat, req.move_deadline_ms)  # fmt: skip
     return msgspec.to_builtins(opened)
 
 

@@ -31,6 +31,7 @@ class Challenge(msgspec.Struct, frozen=True, kw_only=True):
     ruleset: str
     variant: str  # canonical
     position: str = ""
+    move_deadline_ms: int = 0  # time per move (0: none); a waiting seat claims past it
     seats: int
     by: str  # the challenger's player id
     created_ms: int
@@ -81,14 +82,14 @@ class Lobby:
         self.redis = redis
         self.client = client
 
-    async def open(
-        self, player: Player, ruleset: str, variant: str, position: str, seat: int
-    ) -> Opened:
+    async def open(self, player: Player, ruleset: str, variant: str, position: str, seat: int,
+                   move_deadline_ms: int = 0) -> Opened:  # fmt: skip
         created = find_ruleset(ruleset).create(variant, position)  # VariantError: typed
         if not 0 <= seat < created.seats:
             raise refuse(ErrorCode.UNKNOWN_SEAT, f"{ruleset} seats 0 to {created.seats - 1}")
         challenge = Challenge(id=secrets.token_hex(8), ruleset=ruleset, variant=created.variant,
                               position=position, seats=created.seats, by=player.id,
+                              move_deadline_ms=move_deadline_ms,
                               created_ms=int(time.time() * 1000))  # fmt: skip
         seated = Seated(seat, player.id, player.name)
         await self.redis.hset(keys.challenge_key(challenge.id), "spec",
@@ -153,6 +154,7 @@ class Lobby:
                 players=[s.name for s in opened.seated],
                 position=spec.position,
                 command_id=f"challenge-{spec.id}",
+                move_deadline_ms=spec.move_deadline_ms,
             )
         except BaseException:
             await self.redis.hdel(key, "game")  # the next accept (or a retry) starts it again

@@ -117,6 +117,8 @@ class Rules:
                                           creator_key=req.reply_key)  # fmt: skip
         if req.reveal_deadline_ms is not None:
             created = msgspec.structs.replace(created, reveal_deadline_ms=req.reveal_deadline_ms)
+        if req.move_deadline_ms:
+            created = msgspec.structs.replace(created, move_deadline_ms=req.move_deadline_ms)
         events: list[Event] = [created]
         if created.randomness:  # the server is bound before any player speaks (protocol 1.1)
             try:
@@ -375,7 +377,8 @@ class Rules:
             position=rs.position(table.game), legal=legal, phase=tables.phase(table),
             result=outcome.result if outcome else "", reason=outcome.reason if outcome else "",
             legal_nonce=nonce, legal_box=box, board=board, board_nonce=board_nonce,
-            board_box=board_box,
+            board_box=board_box, last_event_ms=game.last_ms,
+            move_deadline_ms=table.created.move_deadline_ms,
         )  # fmt: skip
 
     def project(self, game: Game, stored: StoredEvent, event: Event

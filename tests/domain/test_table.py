@@ -711,3 +711,34 @@ def test_a_race_variant_names_two_to_four_seats_and_teams_only_with_four() -> No
     for bad in ("seats=5", "seats=1", "teams", "seats=3+teams"):
         with pytest.raises(VariantError):
             RACE.create(bad)
+
+
+# -- a time per move ----------------------------------------------------------------------------
+
+
+def test_a_waiting_seat_claims_the_game_once_the_mover_is_past_the_time_per_move() -> None:
+    """The mover past the game's time per move loses (`timeout`) when the waiting seat claims;
+    the time comes in as data (idle_ms), and TimedOut records it for the audit."""
+    created = msgspec.structs.replace(CHESS3D.create(""), game_id="g-clock",
+                                      move_deadline_ms=60_000)  # fmt: skip
+    table = tables.open_table(CHESS3D, "g-clock", created)
+    mover = tables.decide(table, 0, "claim-timeout", idle_ms=90_000)
+    assert isinstance(mover, Rejection)
+    assert (mover.code, mover.clause) == (ErrorCode.ILLEGAL_ACTION, tables.MOVE_DEADLINE)
+    early = tables.decide(table, 1, "claim-timeout", idle_ms=59_999)
+    assert isinstance(early, Rejection)
+    assert "60000 ms" in early.reason
+    events = tables.decide(table, 1, "claim-timeout", idle_ms=60_000)
+    assert events == (TimedOut(seats=[0], idle_ms=60_000),
+                      GameEnded(result="0-1", reason="timeout", winners=[1]))  # fmt: skip
+    for event in events:
+        table = tables.evolve(table, event)
+    assert tables.phase(table) == "ended"
+
+
+def test_without_a_time_per_move_nobody_claims_a_game_in_play() -> None:
+    table = tables.open_table(CHESS3D, "g-free", CHESS3D.create(""))
+    refused = tables.decide(table, 1, "claim-timeout", idle_ms=10**9)
+    assert isinstance(refused, Rejection)
+    assert refused.reason == "this game has no time per move"
+    assert msgspec.json.encode(CHESS3D.create("")).find(b"move_deadline") == -1  # logs unchanged

@@ -323,3 +323,28 @@ async def test_nothing_hidden_reaches_the_opponent_or_a_spectator(
             body = msgspec.json.decode(bytes(e.body))
             if e.version < ended and e.type == "CardDealt" and body["seat"] in hidden:
                 assert (body.get("card", ""), body.get("salt", "")) == ("", ""), (who, e)
+
+
+async def test_the_waiting_player_claims_a_game_whose_mover_ran_out_of_time(people: Any) -> None:
+    """A challenge with a time per move: the view says how long the mover has, a claim before
+    it runs out is refused with its clause, and after it the waiting player wins on time."""
+    ann, bob = people(), people()
+    await ann.sign_in("Ann")
+    await bob.sign_in("Bob")
+    slow = await ann.post("/api/challenges", {"ruleset": "chess3d", "move_deadline_ms": 3_600_000})
+    slow_game = (await bob.post(f"/api/challenges/{slow.json()['challenge']['id']}/accept")).json()
+    view = (await bob.get(f"/api/games/{slow_game['game_id']}")).json()["view"]
+    assert view["move_deadline_ms"] == 3_600_000
+    assert view["last_event_ms"] > 0
+    early = await bob.post(f"/api/games/{slow_game['game_id']}/actions",
+                           {"action": "claim-timeout", "command_id": "early"})  # fmt: skip
+    assert early.status_code == 422
+    assert error_of(early)["clause"] == "move-deadline"
+    # a time per move of 1 ms: gone by the time Bob's claim arrives
+    fast = await ann.post("/api/challenges", {"ruleset": "chess3d", "move_deadline_ms": 1})
+    game_id = (await bob.post(f"/api/challenges/{fast.json()['challenge']['id']}/accept")).json()
+    claimed = await bob.post(f"/api/games/{game_id['game_id']}/actions",
+                             {"action": "claim-timeout", "command_id": "late"})  # fmt: skip
+    assert claimed.status_code == 200, claimed.text
+    view = (await ann.get(f"/api/games/{game_id['game_id']}")).json()["view"]
+    assert (view["result"], view["reason"]) == ("0-1", "timeout")

@@ -170,7 +170,8 @@ function challengeForm(rulesets, error, done) {
     const variant = [data.get("named"), extra].filter(Boolean).join("+");
     try {
       await api("/api/challenges", { method: "POST", body: {
-        ruleset: data.get("ruleset"), variant, seat: Number(data.get("seat")) } });
+        ruleset: data.get("ruleset"), variant, seat: Number(data.get("seat")),
+        move_deadline_ms: Number(data.get("deadline")) } });
       error.replaceChildren();
       done();
     } catch (err) {
@@ -180,8 +181,22 @@ function challengeForm(rulesets, error, done) {
     h("h2", {}, "Open a challenge"),
     h("label", {}, "Game ", ruleset), " ", h("label", {}, "Variant ", variants), " ",
     h("label", {}, "Options ", h("input", { name: "variant", placeholder: "e.g. key=value" })),
-    " ", h("label", {}, "Sit at ", seat), " ", h("button", { type: "submit" }, "Open"));
+    " ", h("label", {}, "Sit at ", seat), " ",
+    h("label", {}, "Time per move ", h("select", { name: "deadline" },
+      DEADLINES.map(([label, ms]) => h("option", { value: ms }, label)))),
+    " ", h("button", { type: "submit" }, "Open"));
   return form;
+}
+
+const MINUTE = 60_000;
+const DAY = 24 * 60 * MINUTE;
+const DEADLINES = [["none", 0], ["1 minute", MINUTE], ["5 minutes", 5 * MINUTE],
+                   ["1 day", DAY], ["3 days", 3 * DAY]];
+
+function duration(ms) {
+  const s = Math.max(0, Math.ceil(ms / 1000));
+  if (s >= 86400) return `${Math.floor(s / 86400)} d ${Math.floor((s % 86400) / 3600)} h`;
+  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
 }
 
 function challengeTable(challenges, error, refresh) {
@@ -337,15 +352,36 @@ async function gamePage(gameId) {
       .map((c) => h("button", { onclick: () => send(c), class: c }, c.replace("-", " ")));
     const list = h("ol", { class: "moves", "aria-label": "moves" },
                    moves().map((m) => h("li", {}, m)));
+    const clock = deadlineClock(view, you);
     side.replaceChildren(...[
       h("h1", {}, `${view.ruleset}${view.variant ? ` (${view.variant})` : ""}`),
-      h("ul", { class: "players" }, players), result,
+      h("ul", { class: "players" }, players), result, clock,
       errorBox(page.error, view.ruleset),
       view.legal.length ? actions : null, h("div", { class: "commands" }, commands),
       h("h2", {}, "Moves"), list,
       h("p", {}, h("a", { href: `/rules/${view.ruleset}`, target: "_blank" }, "Rules"), " · ",
         h("a", { href: `/api/games/${gameId}/export` }, "Export"), " · ",
         h("a", { href: "#/" }, "Lobby"))].filter(Boolean));
+  }
+
+  /** The time per move: a countdown for the seats to act, and once it has run out, the
+   * waiting seat's claim (the service measures the time; this clock only shows it). */
+  function deadlineClock(view, you) {
+    if (!view.move_deadline_ms || view.phase !== "play") return null;
+    const line = h("p", { class: "clock", "aria-live": "off" });
+    const claim = h("button", { hidden: true, onclick: () => send("claim-timeout") },
+                    "Claim the game (time is up)");
+    const tick = () => {
+      const left = view.last_event_ms + view.move_deadline_ms - Date.now();
+      const waiting = you !== null && !view.to_act.includes(you);
+      line.textContent = left > 0 ? `Time left for this move: ${duration(left)}`
+                                  : "Time is up for this move.";
+      claim.hidden = !(left <= 0 && waiting);
+    };
+    tick();
+    clearInterval(page.clock);
+    page.clock = setInterval(tick, 1000);
+    return h("div", {}, line, claim);
   }
 
   // The fair-play steps this browser owes, made here: a client seed (committed, then revealed)
@@ -389,6 +425,7 @@ async function gamePage(gameId) {
   connect();
   leave = () => {
     page.closed = true;
+    clearInterval(page.clock);
     socket?.close();
   };
 }
