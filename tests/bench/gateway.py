@@ -88,7 +88,7 @@ def pct(values: list[float], q: float) -> float:
 
 
 async def latency(base: str, nats_url: str, rounds: int, actions: int) -> None:
-    games = record_games(rounds * 4, 80, seed=7)
+    games = record_games(rounds * 2 * (actions // 10 + 1), 80, seed=7)  # more than enough
     client = await Client.connect(nats_url)
     through: dict[str, list[float]] = {"gateway": [], "nats": []}
     clock = time.perf_counter

@@ -22,15 +22,21 @@ async def accept(page: Page) -> None:
     await page.wait_for_url(re.compile(r"#/games/"))
 
 
-async def test_two_browsers_play_3d_chess_until_a_resignation(
-    browser: Browser, gateway: str
-) -> None:
+async def meet(browser: Browser, gateway: str, ruleset: str) -> tuple[Page, Page]:
+    """Ann opens a challenge in the lobby, Bob accepts it: both are taken to the game."""
     ann = await person(browser, gateway, "Ann")
     bob = await person(browser, gateway, "Bob")
-    await open_challenge(ann, "chess3d")
+    await open_challenge(ann, ruleset)
     await bob.reload()
     await accept(bob)
     await ann.wait_for_url(re.compile(r"#/games/"))  # the lobby takes Ann to her game
+    return ann, bob
+
+
+async def test_two_browsers_play_3d_chess_until_a_resignation(
+    browser: Browser, gateway: str
+) -> None:
+    ann, bob = await meet(browser, gateway, "chess3d")
     assert ann.url.split("#")[1] == bob.url.split("#")[1]
     await expect(ann.get_by_text("Your move.")).to_be_visible()
     # Ann moves a pawn by clicking its cube, then the highlighted destination
@@ -59,12 +65,7 @@ async def test_a_race_with_seeds_and_a_hidden_setup_made_in_the_browsers(
 ) -> None:
     """Each browser makes its client seed and its setup itself (WebCrypto), commits, reveals;
     the page shows the player's own hand only; a reload resumes the same game."""
-    ann = await person(browser, gateway, "Ann")
-    bob = await person(browser, gateway, "Bob")
-    await open_challenge(ann, "race")
-    await bob.reload()
-    await accept(bob)
-    await ann.wait_for_url(re.compile(r"#/games/"))
+    ann, bob = await meet(browser, gateway, "race")
     for page, boost in ((ann, "3"), (bob, "1")):
         await page.get_by_label("Boost (RACE-1):").select_option(boost)
         await page.get_by_role("button", name="Commit my setup").click()
@@ -111,12 +112,7 @@ async def test_cyvasse_hidden_setups_placed_in_the_browsers_then_play(
 ) -> None:
     """Each player sets up behind the screen in the browser (a random legal setup, checked in
     the page, committed, revealed); then White moves on the board and Black resigns."""
-    ann = await person(browser, gateway, "Ann")
-    bob = await person(browser, gateway, "Bob")
-    await open_challenge(ann, "cyvasse")
-    await bob.reload()
-    await accept(bob)
-    await ann.wait_for_url(re.compile(r"#/games/"))
+    ann, bob = await meet(browser, gateway, "cyvasse")
     for page in (ann, bob):
         await page.get_by_role("button", name="Random setup").click()
         await page.get_by_role("button", name="Commit my setup").click()
@@ -142,12 +138,7 @@ async def test_yavoch_levels_fleets_and_a_move_through_the_browsers(
 ) -> None:
     """Captain Decker's Yavoch: seeds made in the browsers, home levels chosen, each fleet
     placed in the page's editor, a first ship move by clicks; then a resignation."""
-    ann = await person(browser, gateway, "Ann")
-    bob = await person(browser, gateway, "Bob")
-    await open_challenge(ann, "yavoch")
-    await bob.reload()
-    await accept(bob)
-    await ann.wait_for_url(re.compile(r"#/games/"))
+    ann, bob = await meet(browser, gateway, "yavoch")
     await expect(ann.get_by_text("Choose your home levels")).to_be_visible()
     await ann.get_by_role("button", name=re.compile(r"^Levels 1 and 2")).click()
     for page in (ann, bob):

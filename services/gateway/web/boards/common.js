@@ -10,6 +10,19 @@ export function svg(tag, attrs = {}, text = "") {
   return el;
 }
 
+/** Make an SVG cell a button: focusable, pressed by a click, Enter or Space. */
+export function pressable(el, press) {
+  el.setAttribute("tabindex", "0");
+  el.setAttribute("role", "button");
+  el.addEventListener("click", press);
+  el.addEventListener("keydown", (e) => {
+    if (e.key === "Enter" || e.key === " ") {
+      e.preventDefault();
+      press();
+    }
+  });
+}
+
 /**
  * Two-click move input over cells named as the notation names them. `moves` maps each legal
  * action text to its [from, to] cell names; the first click picks a from-cell that has moves,
@@ -47,17 +60,7 @@ export function twoClicks(root, cells, moves, act, choose = (options) => options
     pick(starts.has(name) && name !== from ? name : null);
     paint();
   };
-  for (const [name, el] of cells) {
-    el.setAttribute("tabindex", "0");
-    el.setAttribute("role", "button");
-    el.addEventListener("click", () => click(name));
-    el.addEventListener("keydown", (e) => {
-      if (e.key === "Enter" || e.key === " ") {
-        e.preventDefault();
-        click(name);
-      }
-    });
-  }
+  for (const [name, el] of cells) pressable(el, () => click(name));
   paint();
 }
 

@@ -5,7 +5,7 @@
 // as the notation names them (`d4`, hex `f6`). The pure functions are exported (and touch no
 // DOM) so that they can be checked outside a browser.
 import { canonicalJson } from "../fairplay.js";
-import { svg, twoClicks } from "./common.js";
+import { pressable, svg, twoClicks } from "./common.js";
 
 // -- the men, the tiles and the boards (domain/cyvasse/board.py, terrain.py) -----------------
 
@@ -841,15 +841,7 @@ export function setup(root, ctx) {
             return;
           }
           g.classList.add("zone");
-          g.setAttribute("tabindex", "0");
-          g.setAttribute("role", "button");
-          g.addEventListener("click", () => clickCell(name));
-          g.addEventListener("keydown", (e) => {
-            if (e.key === "Enter" || e.key === " ") {
-              e.preventDefault();
-              clickCell(name);
-            }
-          });
+          pressable(g, () => clickCell(name));
         }, { ports: cfg.seaMovement });
       boardSlot.replaceChildren(board, legend(cfg, geo));
       if (focus.cell) cells.get(focus.cell)?.focus();

@@ -8,7 +8,7 @@
 // Ship moves and attacks are made by two clicks; every other action of the server's legal list
 // is a button in the panel under the board. In the setup, the player who places its fleet gets
 // a placement editor (the engine's legal list offers no placements: too many).
-import { lastCells, svg, twoClicks } from "./common.js";
+import { lastCells, pressable, svg, twoClicks } from "./common.js";
 
 export const LEVELS = [1, 2, 3, 4, 5];
 export const KIND_NAMES = { C: "Command ship", N: "Neornith", S: "Squam", A: "Archid", T: "Trych",
@@ -630,15 +630,7 @@ function placementEditor(root, ctx, { cells, homes, seat, counts }) {
   for (const [name, el] of cells) {
     if (!levels.includes(Number(name[0]))) continue;
     el.classList.add("placeable");
-    el.setAttribute("tabindex", "0");
-    el.setAttribute("role", "button");
-    el.addEventListener("click", () => click(name));
-    el.addEventListener("keydown", (e) => {
-      if (e.key === "Enter" || e.key === " ") {
-        e.preventDefault();
-        click(name);
-      }
-    });
+    pressable(el, () => click(name));
   }
   const left = remaining(editor.pieces, counts);
   const palette = h("div", { class: "yavoch-palette", role: "group", "aria-label": "pieces to place" },
