@@ -95,6 +95,13 @@ async def test_a_race_with_seeds_and_a_hidden_setup_made_in_the_browsers(
     rolls = ann.get_by_role("list", name="moves").locator("li")
     await expect(rolls).to_have_count(moves)
     assert set(await rolls.all_inner_texts()) == {"roll"}
+    # the audit page checks the export in the browser, with the receipts Ann's page kept
+    await ann.get_by_role("link", name="Audit").click()
+    await expect(ann.get_by_text("The log passes: the export the server gave.")).to_be_visible()
+    checks = await ann.get_by_role("table").locator("tr").all_inner_texts()
+    assert any("receipts" in row and "✓" in row for row in checks), checks
+    assert any("dice" in row and "✓" in row for row in checks), checks
+    assert not any("✗" in row for row in checks), checks
 
 
 async def first_move(page: Page) -> str:

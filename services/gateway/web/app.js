@@ -93,6 +93,8 @@ async function route() {
   const hash = location.hash || "#/";
   const game = /^#\/games\/([a-z0-9-]+)$/.exec(hash);
   if (game) return gamePage(game[1]);
+  const audited = /^#\/audit\/([a-z0-9-]+)$/.exec(hash);
+  if (audited) return auditPage(audited[1]);
   if (!me.player) return signIn();
   return lobby();
 }
@@ -339,11 +341,16 @@ async function gamePage(gameId) {
       : h("p", { role: "status" }, view.phase === "play"
           ? (view.to_act.includes(you) ? "Your move." : `Waiting for seat ${view.to_act.join(", ")}.`)
           : `Phase: ${view.phase}`);
+    // What the player is typing survives a redraw (the opponent's events redraw the panel).
     const typed = h("input", { name: "action", list: "legal-actions", "aria-label": "action",
-                               placeholder: "type an action" });
+                               placeholder: "type an action", value: page.typed ?? "",
+                               oninput: () => (page.typed = typed.value) });
+    const refocus = document.activeElement?.getAttribute("name") === "action";
     const actions = h("form", { class: "actions", onsubmit: (e) => {
       e.preventDefault();
-      if (typed.value.trim()) send(typed.value.trim());
+      const text = typed.value.trim();
+      page.typed = "";
+      if (text) send(text);
     } }, typed, h("datalist", { id: "legal-actions" },
                    view.legal.map((a) => h("option", { value: a }))),
       h("button", { type: "submit" }, "Play"));
@@ -361,7 +368,9 @@ async function gamePage(gameId) {
       h("h2", {}, "Moves"), list,
       h("p", {}, h("a", { href: `/rules/${view.ruleset}`, target: "_blank" }, "Rules"), " · ",
         h("a", { href: `/api/games/${gameId}/export` }, "Export"), " · ",
+        h("a", { href: `#/audit/${gameId}` }, "Audit"), " · ",
         h("a", { href: "#/" }, "Lobby"))].filter(Boolean));
+    if (refocus) typed.focus();
   }
 
   /** The time per move: a countdown for the seats to act, and once it has run out, the
@@ -428,6 +437,44 @@ async function gamePage(gameId) {
     clearInterval(page.clock);
     socket?.close();
   };
+}
+
+// -- the audit page: the export checked here, trusting nothing the server says ---------------
+
+async function auditPage(gameId) {
+  const { auditExport } = await import("./audit.js");
+  const out = h("div", { class: "audit", "aria-live": "polite" });
+  const receipts = JSON.parse(localStorage.getItem(`tabula:receipts:${gameId}`) ?? "[]");
+  const file = h("input", { type: "file", accept: ".jsonl,.json,text/plain",
+                            "aria-label": "an export file", onchange: async () => {
+    const chosen = file.files[0];
+    if (chosen) await run(await chosen.text(), `the file ${chosen.name}`);
+  } });
+  async function run(text, what) {
+    out.replaceChildren(h("p", {}, `Checking ${what}…`));
+    const report = await auditExport(text, receipts);
+    const verdict = report.ok
+      ? h("p", { class: "verdict ok", role: "status" }, `The log passes: ${what}.`)
+      : h("p", { class: "verdict failed", role: "alert" },
+          `The log fails at event ${report.failedAt?.version ?? "?"} `
+          + `(${report.failedAt?.type ?? "?"}): ${report.failure}`);
+    out.replaceChildren(verdict,
+      h("table", {}, h("caption", {}, "Checks"),
+        report.checks.map((c) => h("tr", {}, h("td", {}, c.ok ? "✓" : "✗"),
+                                   h("td", {}, c.name), h("td", {}, c.detail)))),
+      report.notes.length ? h("ul", { class: "notes" }, report.notes.map((n) => h("li", {}, n)))
+                          : null);
+  }
+  show(h("h1", {}, `Audit of ${gameId}`),
+       h("p", {}, "This page recomputes the hash chain, every die, shuffle and card and every "
+         + "hidden setup from the game's export, and checks the signed receipts this browser kept "
+         + `during play (${receipts.length}), with this browser's own cryptography.`),
+       h("p", {}, h("a", { href: `#/games/${gameId}` }, "Back to the game"), " · ",
+         h("label", {}, "Audit an export file instead: ", file)),
+       out);
+  const reply = await fetch(`/api/games/${gameId}/export`);
+  if (reply.ok) await run(await reply.text(), "the export the server gave");
+  else out.replaceChildren(errorBox(new ApiError(reply.status, (await reply.json()).error)));
 }
 
 function bodyOf(event) {
