@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test test-long test-faults bench lint schema clean
+.PHONY: run test test-long test-faults bench screenshots lint schema clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -37,6 +37,10 @@ test-faults: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python -m tests.bench.run
 	$(BIN)/python -m tests.bench.gateway
+
+# Each board in a browser, from a stack of its own, into docs/screenshots/.
+screenshots: $(STAMP) $(CHROMIUM)
+	$(BIN)/python -m tests.browser.screenshots
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -10,5 +10,5 @@ player may ask) and its own store user (its keys only); see services.runtime.acc
 
 Modules: `people` (sessions, rate limits), `lobby` (rulesets, challenges, the tables it made),
 `play` (acting, views, the event feed, exports), `app` (the HTTP routes), `__main__` (the
-composition root).
+composition root); `web/` is the web client it serves (docs/gateway.md).
 """

@@ -257,6 +257,7 @@ async function gamePage(gameId) {
     }
     page.table = data;
     page.view = data.view;
+    if (data.view.phase !== "setup") setupArea.replaceChildren(); // the screen is done with
     if (!boards) {
       boards = await import(`./boards/${data.view.ruleset}.js`).catch(() => ({}));
     }

@@ -1,0 +1,78 @@
+"""Screenshots of each board, from a `tabula up` of its own, into docs/screenshots/.
+
+Two guests meet in the lobby for each game and play a few moves through the page (Cyvasse's
+setups made on the setup screen, Yavoch's fleets in the placement editor); the page of the
+first is captured, at a desktop and at a phone's width.
+
+Run: .venv/bin/python -m tests.browser.screenshots
+"""
+
+import asyncio
+import re
+import tempfile
+from pathlib import Path
+
+from playwright.async_api import Page, async_playwright, expect
+
+from tests.browser.conftest import CHROMIUM, person
+from tests.browser.test_play import accept, open_challenge
+from tests.stack import embedded_stack
+
+OUT = Path(__file__).parents[2] / "docs" / "screenshots"
+
+
+async def moves(pages: tuple[Page, Page], count: int) -> None:
+    """Up to `count` moves, each by two clicks on the board of whoever has a man to move."""
+    for _ in range(count):
+        for page in pages:
+            if await page.locator(".cell.movable").count():
+                listed = page.get_by_role("list", name="moves").locator("li")
+                before = await listed.count()
+                await page.locator(".cell.movable").first.click()
+                await page.locator(".cell.target").first.click()
+                await expect(listed).to_have_count(before + 1)
+                break
+
+
+async def shoot(base: str) -> None:
+    OUT.mkdir(parents=True, exist_ok=True)
+    async with async_playwright() as p:
+        browser = await p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        for ruleset in ("chess3d", "cyvasse", "yavoch"):
+            ann = await person(browser, base, "Ann")
+            bob = await person(browser, base, "Bob")
+            await open_challenge(ann, ruleset)
+            await bob.reload()
+            await accept(bob)
+            await ann.wait_for_url(re.compile(r"#/games/"))
+            if ruleset == "cyvasse":
+                await ann.get_by_role("button", name="Random setup").click()
+                await ann.screenshot(path=OUT / "cyvasse-setup.png", full_page=True)
+                await ann.get_by_role("button", name="Commit my setup").click()
+                await bob.get_by_role("button", name="Random setup").click()
+                await bob.get_by_role("button", name="Commit my setup").click()
+            if ruleset == "yavoch":
+                await ann.get_by_role("button", name=re.compile(r"^Levels 1 and 2")).click()
+                for page in (ann, bob):
+                    await page.get_by_role("button", name="Random placement").click()
+                    await page.get_by_role("button", name="Place my fleet").click()
+            await expect(ann.get_by_text(re.compile(r"^(Your move\.|Waiting for)"))).to_be_visible()
+            await moves((ann, bob), 4)
+            await ann.screenshot(path=OUT / f"{ruleset}.png", full_page=True)
+            await ann.set_viewport_size({"width": 390, "height": 844})
+            await ann.screenshot(path=OUT / f"{ruleset}-phone.png")
+            await ann.context.close()
+            await bob.context.close()
+        await browser.close()
+
+
+def main() -> None:
+    with tempfile.TemporaryDirectory() as home, embedded_stack(Path(home)) as up:
+        url = re.search(r"Open (http://\S+)/", "".join(up.output))
+        assert url, "".join(up.output)
+        asyncio.run(shoot(url.group(1)))
+    print(f"screenshots in {OUT}")
+
+
+if __name__ == "__main__":
+    main()
