@@ -21,7 +21,7 @@ from services.client.client import Client
 from services.gateway.app import Gateway, build_app
 from services.gateway.lobby import Lobby
 from services.gateway.people import Limits, RateLimits, Sessions
-from services.gateway.play import Play
+from services.gateway.play import HouseBots, Play
 from services.runtime import bus, config, eventstore, logging
 from services.runtime.config import Settings
 
@@ -41,7 +41,8 @@ async def serving(
     lobby = Lobby(redis, client)
     started = asyncio.Event()
     limits = limits or Limits.parse(os.environ.get("TABULA_GATEWAY_LIMITS", "600,10,50"))
-    gateway = Gateway(Sessions(redis), RateLimits(redis), limits, lobby, Play(client, lobby))
+    bots = HouseBots(client)
+    gateway = Gateway(Sessions(redis), RateLimits(redis), limits, lobby, Play(client, lobby), bots)
     app = build_app(gateway)
     app.on_startup.append(started.set)
     config = uvicorn.Config(app, log_config=None, lifespan="on", ws="websockets-sansio")
@@ -57,6 +58,7 @@ async def serving(
     finally:
         server.should_exit = True
         await task
+        await bots.stop()
         await redis.aclose()
         await nc.drain()
 

@@ -31,7 +31,7 @@ from domain.core import VariantError
 from services.client.client import TabulaError
 from services.gateway.lobby import Lobby, refuse, rulesets
 from services.gateway.people import NAME, Limits, Player, RateLimited, RateLimits, Sessions
-from services.gateway.play import Play
+from services.gateway.play import HouseBots, Play
 
 log = structlog.get_logger()
 COOKIE: Final = "tabula_session"
@@ -68,6 +68,7 @@ class Gateway:
     limits: Limits
     lobby: Lobby
     play: Play
+    bots: HouseBots
 
 
 class SignIn(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -223,6 +224,19 @@ async def open_challenge(request: Request[Any, Any, Any]) -> Any:
     opened = await gateway_of(request).lobby.open(player, req.ruleset, req.variant, req.position,
                                                   req.seat, req.move_deadline_ms)  # fmt: skip
     return msgspec.to_builtins(opened)
+
+
+@post("/api/bots", status_code=201)
+async def play_bots(request: Request[Any, Any, Any]) -> dict[str, Any]:
+    """A game against house bots: the player at the seat asked for, a bot at every other."""
+    gateway = gateway_of(request)
+    player = await signed_in(request)
+    req = decode(await request.body(), OpenChallenge)
+    gateway.bots.check_room()
+    table = await gateway.lobby.against_bots(player, req.ruleset, req.variant, req.seat,
+                                             req.move_deadline_ms)  # fmt: skip
+    gateway.bots.start(table)
+    return {"game_id": table.game_id}
 
 
 @get("/api/challenges/{challenge_id:str}")
@@ -394,6 +408,7 @@ def build_app(gateway: Gateway) -> Litestar:
             list_rulesets,
             lobby,
             open_challenge,
+            play_bots,
             show_challenge,
             accept,
             withdraw,

@@ -25,6 +25,7 @@ from services.gateway.people import Player, text
 from services.runtime import keys
 
 LISTED = 100  # open challenges and recent games the lobby lists
+BOT = "bot"  # the player id of the house bots
 TABLES_KEPT = 10_000
 
 
@@ -164,16 +165,39 @@ class Lobby:
         except BaseException:
             await self.redis.hdel(key, "game")  # the next accept (or a retry) starts it again
             raise
-        now = int(time.time() * 1000)
-        table: dict[str, bytes | str] = {str(s.seat): msgspec.json.encode(s) for s in opened.seated}
-        table |= {f"token:{g.seat}": g.token for g in game.seats}
-        await self.redis.hset(keys.table_key(game.game_id), mapping=table)  # type: ignore[arg-type]
-        await self.redis.zadd(keys.GATEWAY_GAMES, {game.game_id: now})
-        for s in opened.seated:
-            await self.redis.zadd(keys.player_games_key(s.player), {game.game_id: now})
+        people = [Player(s.player, s.name) for s in opened.seated]
+        await self._seat(game.game_id, opened.seated, {g.seat: g.token for g in game.seats},
+                         people)  # fmt: skip
         await self.redis.hset(key, "game", game.game_id)
         await self.redis.zrem(keys.CHALLENGES, spec.id)
         return msgspec.structs.replace(opened, game_id=game.game_id)
+
+    async def against_bots(self, player: Player, ruleset: str, variant: str, seat: int,
+                           move_deadline_ms: int = 0) -> Table:  # fmt: skip
+        """A game with the player at `seat` and a house bot at every other seat; the caller
+        starts the bots (the returned table holds their tokens)."""
+        created = find_ruleset(ruleset).create(variant)  # VariantError: typed
+        if not 0 <= seat < created.seats:
+            raise refuse(ErrorCode.UNKNOWN_SEAT, f"{ruleset} seats 0 to {created.seats - 1}")
+        seated = [Seated(s, player.id, player.name) if s == seat else Seated(s, BOT, "House bot")
+                  for s in range(created.seats)]  # fmt: skip
+        game = await self.client.create_game(ruleset, variant, players=[s.name for s in seated],
+                                             move_deadline_ms=move_deadline_ms)  # fmt: skip
+        await self._seat(game.game_id, seated, {g.seat: g.token for g in game.seats}, [player])
+        table = await self.table(game.game_id)
+        assert table is not None
+        return table
+
+    async def _seat(self, game_id: str, seated: list[Seated], tokens: dict[int, str],
+                    people: list[Player]) -> None:  # fmt: skip
+        """Record who sits where in a game just made, and the seat tokens the gateway holds."""
+        now = int(time.time() * 1000)
+        table: dict[str, bytes | str] = {str(s.seat): msgspec.json.encode(s) for s in seated}
+        table |= {f"token:{seat}": token for seat, token in tokens.items()}
+        await self.redis.hset(keys.table_key(game_id), mapping=table)  # type: ignore[arg-type]
+        await self.redis.zadd(keys.GATEWAY_GAMES, {game_id: now})
+        for p in people:
+            await self.redis.zadd(keys.player_games_key(p.id), {game_id: now})
 
     async def withdraw(self, player: Player, challenge_id: str) -> None:
         opened = await self.show(challenge_id)

@@ -7,19 +7,59 @@ else's receipt. A seat's private events are opened here with its token and go to
 only; anyone else gets the public projection, exactly as a spectator on the bus would.
 """
 
+import asyncio
 import re
 from collections.abc import AsyncIterator
 from typing import Final
 
+import structlog
+
 from contracts.commands import Receipt, View
 from contracts.envelope import StoredEvent
 from contracts.errors import ErrorCode
+from services.client.bot import play_seat
 from services.client.client import Client
-from services.gateway.lobby import Lobby, Table, refuse
+from services.gateway.lobby import BOT, Lobby, Table, refuse
 from services.gateway.people import Player
 from services.runtime.codec import export_line
 
 COMMAND_ID: Final = re.compile(r"^[A-Za-z0-9_-]{1,100}\Z")
+log = structlog.get_logger()
+
+
+class HouseBots:
+    """The bots a gateway plays against people: a task per bot seat (the client library's bot,
+    seeds and setups included), ending with its game or with the gateway. A gateway that stops
+    leaves its bots' games waiting: with a time per move, the person then wins on time."""
+
+    LIMIT: Final = 200  # bot seats one gateway plays at once
+
+    def __init__(self, client: Client) -> None:
+        self.client = client
+        self.tasks: set[asyncio.Task[None]] = set()
+
+    def check_room(self) -> None:
+        if len(self.tasks) >= self.LIMIT:
+            raise refuse(ErrorCode.UNAVAILABLE, "every house bot is playing: try again soon")
+
+    def start(self, table: Table) -> None:
+        for s in table.seated:
+            if s.player == BOT:
+                task = asyncio.create_task(self._play(table.game_id, s.seat,
+                                                      table.tokens[s.seat]))  # fmt: skip
+                self.tasks.add(task)
+                task.add_done_callback(self.tasks.discard)
+
+    async def _play(self, game_id: str, seat: int, token: str) -> None:
+        try:
+            await play_seat(self.client, game_id, seat, token)
+        except Exception as exc:  # noqa: BLE001  # one bot's failure is logged, never the gateway's
+            log.error("house bot stopped", game_id=game_id, seat=seat, error=repr(exc))
+
+    async def stop(self) -> None:
+        for task in self.tasks:
+            task.cancel()
+        await asyncio.gather(*self.tasks, return_exceptions=True)
 
 
 class Play:

@@ -166,3 +166,19 @@ async def test_yavoch_levels_fleets_and_a_move_through_the_browsers(
         await expect(
             page.get_by_text(re.compile(r"^Result (1-0|0-1) \(resignation\)$"))
         ).to_be_visible()
+
+
+async def test_a_person_plays_the_house_bot_in_the_browser(browser: Browser, gateway: str) -> None:
+    """From the lobby, a game against the house bot: it answers each move on the page."""
+    ann = await person(browser, gateway, "Ann")
+    await ann.get_by_label("Game").select_option("chess3d")
+    await ann.get_by_role("button", name="Play a house bot").click()
+    await ann.wait_for_url(re.compile(r"#/games/"))
+    await expect(ann.get_by_text("seat 1: House bot")).to_be_visible()
+    await expect(ann.get_by_text("Your move.")).to_be_visible()
+    await ann.locator('[data-cell="IE2"]').click()
+    await ann.locator('[data-cell="IE4"]').click()
+    moves = ann.get_by_role("list", name="moves").locator("li")
+    await expect(moves.first).to_have_text("IE2-IE4")
+    await expect(moves.nth(1)).to_be_visible()  # the bot's answer (a move, or demand-mate first)
+    await expect(ann.get_by_text("Your move.")).to_be_visible()

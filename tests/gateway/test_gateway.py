@@ -348,3 +348,43 @@ async def test_the_waiting_player_claims_a_game_whose_mover_ran_out_of_time(peop
     assert claimed.status_code == 200, claimed.text
     view = (await ann.get(f"/api/games/{game_id['game_id']}")).json()["view"]
     assert (view["result"], view["reason"]) == ("0-1", "timeout")
+
+
+async def test_a_person_plays_house_bots_that_answer_every_move(people: Any) -> None:
+    """A race against the house: the bot (seat 0) makes its seed and setup, moves, and answers
+    Ann's move; Ann's seed and setup are her own."""
+    from domain import fairplay
+
+    ann = people()
+    await ann.sign_in("Ann")
+    made = await ann.post("/api/bots", {"ruleset": "race", "seat": 1})
+    assert made.status_code == 201, made.text
+    game_id = made.json()["game_id"]
+    table = (await ann.get(f"/api/games/{game_id}")).json()
+    assert [(s["seat"], s["name"]) for s in table["seated"]] == [(0, "House bot"), (1, "Ann")]
+    assert table["you"] == 1
+    seed, nonce, setup = "annseed0123456789ab", "cd" * 32, b'{"boost":0}'
+    steps = [
+        f"seed-commit {fairplay.client_seed_commitment(game_id, 1, seed)}",
+        f"seed-reveal {seed}",
+        f"setup-commit {fairplay.setup_commitment(game_id, 1, nonce, setup)}",
+        f"setup-reveal {nonce} {setup.decode()}",
+        "roll",
+    ]
+    async with ann.feed(game_id) as ws:
+
+        async def until_ann_acts() -> None:
+            while 1 not in (await ann.get(f"/api/games/{game_id}")).json()["view"]["to_act"]:
+                await next_frame(ws)  # the bot's turn: wait for its events
+
+        for i, action in enumerate(steps):
+            await until_ann_acts()
+            reply = await ann.post(f"/api/games/{game_id}/actions",
+                                   {"action": action, "command_id": f"s{i}"})  # fmt: skip
+            assert reply.status_code == 200, reply.text
+        await until_ann_acts()  # the bot has answered Ann's roll (a roll or a card)
+    log = (await ann.get(f"/api/games/{game_id}/events")).json()
+    kinds = [(e["type"], e["body"].get("seat")) for e in log]
+    assert kinds.count(("SetupRevealed", 0)) == 1  # the bot's own setup
+    turns = [seat for kind, seat in kinds if kind in ("Advanced", "CardDealt")]
+    assert turns[:3] == [0, 1, 0]  # the bot moved first, Ann rolled, the bot answered

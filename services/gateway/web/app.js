@@ -170,10 +170,15 @@ function challengeForm(rulesets, error, done) {
     const data = new FormData(form);
     const extra = String(data.get("variant") ?? "").trim();
     const variant = [data.get("named"), extra].filter(Boolean).join("+");
+    const body = { ruleset: data.get("ruleset"), variant, seat: Number(data.get("seat")),
+                   move_deadline_ms: Number(data.get("deadline")) };
     try {
-      await api("/api/challenges", { method: "POST", body: {
-        ruleset: data.get("ruleset"), variant, seat: Number(data.get("seat")),
-        move_deadline_ms: Number(data.get("deadline")) } });
+      if (e.submitter?.value === "bot") {
+        const made = await api("/api/bots", { method: "POST", body });
+        location.hash = `#/games/${made.game_id}`;
+        return;
+      }
+      await api("/api/challenges", { method: "POST", body });
       error.replaceChildren();
       done();
     } catch (err) {
@@ -186,7 +191,8 @@ function challengeForm(rulesets, error, done) {
     " ", h("label", {}, "Sit at ", seat), " ",
     h("label", {}, "Time per move ", h("select", { name: "deadline" },
       DEADLINES.map(([label, ms]) => h("option", { value: ms }, label)))),
-    " ", h("button", { type: "submit" }, "Open"));
+    " ", h("button", { type: "submit", value: "open" }, "Open"),
+    " ", h("button", { type: "submit", value: "bot" }, "Play a house bot"));
   return form;
 }
 
