@@ -383,39 +383,27 @@ def _seed_action(table: Table, seat: int, verb: str, arg: str) -> Decision:
 
 
 def _claim_timeout(table: Table, seat: int, idle_ms: int) -> Decision:
-    """A waiting seat claims the game from seats that owe a seed or setup step past the
-    deadline: a missing reveal loses (fair-play 1.3, 3). In play, from the seats to act past
-    the game's time per move, when it has one: they lose (`timeout`)."""
-    if phase(table) == "play":
-        return _claim_move_timeout(table, seat, idle_ms)
+    """A waiting seat claims the game from the seats it waits for, once they are past the
+    deadline: a seed or setup step owed past the reveal deadline (fair-play 1.3, 3; the
+    ruleset's forfeit ends the game), or in play a move past the game's time per move (they
+    lose, `timeout`). The phase is never "ended" here: `decide` refused that already."""
+    playing = phase(table) == "play"
+    clause = MOVE_DEADLINE if playing else "fair-play 1.3"
+    deadline = table.created.move_deadline_ms if playing else table.created.reveal_deadline_ms
+    if playing and not deadline:
+        return _refuse(ErrorCode.ILLEGAL_ACTION, "this game has no time per move", clause)
     laggards = sorted(to_act(table))
     if seat in laggards or not laggards:
-        return _refuse(ErrorCode.ILLEGAL_ACTION, "only a seat kept waiting may claim",
-                       "fair-play 1.3")  # fmt: skip
-    deadline = table.created.reveal_deadline_ms
+        return _refuse(ErrorCode.ILLEGAL_ACTION, "only a seat kept waiting may claim", clause)
     if idle_ms < deadline:
         return _refuse(ErrorCode.ILLEGAL_ACTION,
                        f"the deadline is {deadline} ms; the table has waited {idle_ms} ms",
-                       "fair-play 1.3")  # fmt: skip
-    forfeit = _forfeit(table).forfeit(table.game, laggards, "timeout")
-    return (TimedOut(seats=laggards, idle_ms=idle_ms), *forfeit)
-
-
-def _claim_move_timeout(table: Table, seat: int, idle_ms: int) -> Decision:
-    deadline = table.created.move_deadline_ms
-    if not deadline:
-        return _refuse(ErrorCode.ILLEGAL_ACTION, "this game has no time per move",
-                       MOVE_DEADLINE)  # fmt: skip
-    laggards = sorted(to_act(table))
-    if seat in laggards or not laggards:
-        return _refuse(ErrorCode.ILLEGAL_ACTION, "only a seat kept waiting may claim",
-                       MOVE_DEADLINE)  # fmt: skip
-    if idle_ms < deadline:
-        return _refuse(ErrorCode.ILLEGAL_ACTION,
-                       f"the time per move is {deadline} ms; {idle_ms} ms have passed",
-                       MOVE_DEADLINE)  # fmt: skip
-    lost = lose(laggards, "timeout", Sides.of(table.created))
-    return (TimedOut(seats=laggards, idle_ms=idle_ms), ended(lost))
+                       clause)  # fmt: skip
+    if playing:
+        ending: tuple[Event, ...] = (ended(lose(laggards, "timeout", Sides.of(table.created))),)
+    else:
+        ending = _forfeit(table).forfeit(table.game, laggards, "timeout")
+    return (TimedOut(seats=laggards, idle_ms=idle_ms), *ending)
 
 
 def _forfeit(table: Table) -> Forfeit[Any]:
