@@ -83,6 +83,9 @@ class GetView(Request, frozen=True, kw_only=True):
     game_id: GameId
     seat: Seat | None = None  # None: the public (spectator) view
     token: Token = ""
+    # A past view: the game as it stood after event `at` (1 to the head), folded from the log,
+    # as the seat (or a spectator) saw it then, without legal actions. None: the game now.
+    at: Version | None = None
 
 
 class GetKeys(Request, frozen=True, kw_only=True):

@@ -176,9 +176,11 @@ class Client(Requester):
                 return out
             after = page.events[-1].version
 
-    async def view(self, game_id: str, seat: int | None = None, token: str = "") -> View:
-        """The game as `seat` sees it (None: a spectator); sealed legal actions are opened."""
-        req = GetView(game_id=game_id, seat=seat, token=token)
+    async def view(self, game_id: str, seat: int | None = None, token: str = "",
+                   at: int | None = None) -> View:  # fmt: skip
+        """The game as `seat` sees it (None: a spectator); sealed legal actions are opened.
+        With `at`, the game as it stood after event `at`, without legal actions (a replay)."""
+        req = GetView(game_id=game_id, seat=seat, token=token, at=at)
         view = await self.request(subjects.RULES_VIEW, req, View)
         if view.legal_box and seat is not None:
             legal = open_bytes(token, game_id, seat, view.version, "legal", view.legal_nonce,

@@ -20,8 +20,9 @@ import uvloop
 from services.client.client import Client
 from services.gateway.app import Gateway, build_app
 from services.gateway.lobby import Lobby
-from services.gateway.people import Limits, RateLimits, Sessions
+from services.gateway.people import Accounts, Limits, RateLimits, Sessions
 from services.gateway.play import HouseBots, Play
+from services.gateway.queue import Queue
 from services.runtime import bus, config, eventstore, logging
 from services.runtime.config import Settings
 
@@ -42,7 +43,9 @@ async def serving(
     started = asyncio.Event()
     limits = limits or Limits.parse(os.environ.get("TABULA_GATEWAY_LIMITS", "600,10,50"))
     bots = HouseBots(client)
-    gateway = Gateway(Sessions(redis), RateLimits(redis), limits, lobby, Play(client, lobby), bots)
+    queue = Queue(client, lobby)
+    gateway = Gateway(Sessions(redis), Accounts(redis), RateLimits(redis), limits, lobby,
+                      Play(client, lobby), bots, queue)  # fmt: skip
     app = build_app(gateway)
     app.on_startup.append(started.set)
     config = uvicorn.Config(app, log_config=None, lifespan="on", ws="websockets-sansio")
@@ -59,6 +62,7 @@ async def serving(
         server.should_exit = True
         await task
         await bots.stop()
+        await queue.close()
         await redis.aclose()
         await nc.drain()
 

@@ -29,9 +29,19 @@ from markdown_it import MarkdownIt
 from contracts.errors import ErrorCode
 from domain.core import VariantError
 from services.client.client import TabulaError
-from services.gateway.lobby import Lobby, refuse, rulesets
-from services.gateway.people import NAME, Limits, Player, RateLimited, RateLimits, Sessions
+from services.gateway.lobby import Lobby, rulesets
+from services.gateway.people import (
+    NAME,
+    Accounts,
+    Limits,
+    Player,
+    RateLimited,
+    RateLimits,
+    Sessions,
+    refuse,
+)
 from services.gateway.play import HouseBots, Play
+from services.gateway.queue import Queue, shown
 
 log = structlog.get_logger()
 COOKIE: Final = "tabula_session"
@@ -64,15 +74,23 @@ T = TypeVar("T")
 @dataclass
 class Gateway:
     sessions: Sessions
+    accounts: Accounts
     rates: RateLimits
     limits: Limits
     lobby: Lobby
     play: Play
     bots: HouseBots
+    queue: Queue
 
 
 class SignIn(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     name: str
+    password: str = ""  # none: a guest
+
+
+class Register(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    name: str
+    password: str
 
 
 class OpenChallenge(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -82,6 +100,11 @@ class OpenChallenge(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fi
     seat: int = 0
     # A time per move, live (minutes) or correspondence (days): at most 30 days; 0: none
     move_deadline_ms: Annotated[int, msgspec.Meta(ge=0, le=30 * 86_400_000)] = 0
+
+
+class JoinQueue(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    ruleset: str
+    variant: str = ""
 
 
 class Accept(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -172,19 +195,59 @@ async def signed_in(request: Request[Any, Any, Any]) -> Player:
 # -- sessions -----------------------------------------------------------------------------------
 
 
-@post("/api/session", status_code=200)
-async def sign_in(request: Request[Any, Any, Any]) -> Response[Any]:
-    gateway = gateway_of(request)
-    await gateway.rates.check("sign-ins", "sign-in", address(request),
-                              gateway.limits.sign_ins_per_minute, 60)  # fmt: skip
-    name = decode(await request.body(), SignIn).name.strip()
+def a_name(name: str) -> str:
+    name = name.strip()
     if not NAME.match(name):
         raise refuse(ErrorCode.MALFORMED, "a name is 1-32 letters, digits, spaces, dots, "
                      "dashes or underscores")  # fmt: skip
-    session_id, player = await gateway.sessions.sign_in_guest(name)
+    return name
+
+
+async def sign_in_checks(request: Request[Any, Any, Any], name: str, password: str) -> Gateway:
+    """The client's rate of sign-ins, and with a password the rate of attempts on the name,
+    so that one account's password is not guessed from many addresses either."""
+    gateway = gateway_of(request)
+    await gateway.rates.check("sign-ins", "sign-in", address(request),
+                              gateway.limits.sign_ins_per_minute, 60)  # fmt: skip
+    if password:
+        await gateway.rates.check("password attempts on this name", "password", name.casefold(),
+                                  gateway.limits.sign_ins_per_minute * 2, 600)  # fmt: skip
+    return gateway
+
+
+def with_session(request: Request[Any, Any, Any], player: Player, session_id: str,
+                 status: int = 200) -> Response[Any]:  # fmt: skip
     cookie = Cookie(key=COOKIE, value=session_id, httponly=True, samesite="strict", path="/",
                     max_age=30 * 86_400, secure=request.url.scheme == "https")  # fmt: skip
-    return Response(msgspec.to_builtins(player), cookies=[cookie])
+    return Response(msgspec.to_builtins(player), cookies=[cookie], status_code=status)
+
+
+@post("/api/session", status_code=200)
+async def sign_in(request: Request[Any, Any, Any]) -> Response[Any]:
+    """A guest by name, or an account with its password."""
+    req = decode(await request.body(), SignIn)
+    name = a_name(req.name)
+    gateway = await sign_in_checks(request, name, req.password)
+    if req.password:
+        player = await gateway.accounts.sign_in(name, req.password)
+        return with_session(request, player, await gateway.sessions.open(player))
+    if await gateway.accounts.exists(name):
+        raise refuse(ErrorCode.CONFLICT, f"{name!r} is an account's name: sign in with its "
+                     "password, or choose another name")  # fmt: skip
+    session_id, player = await gateway.sessions.sign_in_guest(name)
+    return with_session(request, player, session_id)
+
+
+@post("/api/accounts", status_code=201)
+async def register(request: Request[Any, Any, Any]) -> Response[Any]:
+    """A new account, signed in; a guest who registers keeps its games."""
+    req = decode(await request.body(), Register)
+    name = a_name(req.name)
+    gateway = await sign_in_checks(request, name, req.password)
+    current = request.cookies.get(COOKIE, "")
+    player = await gateway.accounts.register(name, req.password, await who(request))
+    await gateway.sessions.sign_out(current)  # the guest's session becomes the account's
+    return with_session(request, player, await gateway.sessions.open(player), 201)
 
 
 @get("/api/session")
@@ -214,7 +277,30 @@ async def lobby(request: Request[Any, Any, Any]) -> dict[str, Any]:
         "challenges": msgspec.to_builtins(await gateway.lobby.challenges()),
         "games": await gateway.lobby.recent_games(),
         "mine": await gateway.lobby.recent_games(player) if player else [],
+        "queue": shown(await gateway.queue.show(player) if player else None),
     }
+
+
+@post("/api/queue", status_code=200)
+async def join_queue(request: Request[Any, Any, Any]) -> dict[str, Any]:
+    """Queue for a game of a ruleset and variant with whoever else queues for it (people here,
+    bots over the bus); the lobby's answers tell the game once made (its `queue`), and a page
+    that stops asking leaves the queue."""
+    player = await signed_in(request)
+    req = decode(await request.body(), JoinQueue)
+    return shown(await gateway_of(request).queue.join(player, req.ruleset, req.variant))
+
+
+@get("/api/queue")
+async def queue_place(request: Request[Any, Any, Any], wait: FromQuery[int] = 0) -> dict[str, Any]:
+    """The player's place in the queue, waiting up to `wait` seconds (at most 25) for its game."""
+    queue = gateway_of(request).queue
+    return shown(await queue.show(await signed_in(request), min(max(wait, 0), 25)))
+
+
+@delete("/api/queue", status_code=200)
+async def leave_queue(request: Request[Any, Any, Any]) -> dict[str, Any]:
+    return {"left": await gateway_of(request).queue.leave(await signed_in(request))}
 
 
 @post("/api/challenges", status_code=201)
@@ -233,8 +319,8 @@ async def play_bots(request: Request[Any, Any, Any]) -> dict[str, Any]:
     player = await signed_in(request)
     req = decode(await request.body(), OpenChallenge)
     gateway.bots.check_room()
-    table = await gateway.lobby.against_bots(player, req.ruleset, req.variant, req.seat,
-                                             req.move_deadline_ms)  # fmt: skip
+    table = await gateway.lobby.against_bots(player, req.ruleset, req.variant, req.position,
+                                             req.seat, req.move_deadline_ms)  # fmt: skip
     gateway.bots.start(table)
     return {"game_id": table.game_id}
 
@@ -262,11 +348,14 @@ async def withdraw(request: Request[Any, Any, Any], challenge_id: FromPath[str])
 
 
 @get("/api/games/{game_id:str}")
-async def game(request: Request[Any, Any, Any], game_id: FromPath[str]) -> dict[str, Any]:
+async def game(
+    request: Request[Any, Any, Any], game_id: FromPath[str], at: FromQuery[int | None] = None
+) -> dict[str, Any]:
+    """Who sits where, your seat, and the view; `?at=N`: the view after event N (a replay)."""
     play = gateway_of(request).play
     player = await who(request)
     table = await play.table(game_id)
-    view = await play.view(player, game_id)
+    view = await play.view(player, game_id, at)
     return {
         "game_id": game_id,
         "seated": msgspec.to_builtins(table.seated) if table else [],
@@ -403,10 +492,14 @@ def build_app(gateway: Gateway) -> Litestar:
     app = Litestar(
         route_handlers=[
             sign_in,
+            register,
             session,
             sign_out,
             list_rulesets,
             lobby,
+            join_queue,
+            queue_place,
+            leave_queue,
             open_challenge,
             play_bots,
             show_challenge,

@@ -16,12 +16,11 @@ from typing import Any
 import msgspec
 import redis.asyncio as aioredis
 
-from contracts.commands import Error
 from contracts.errors import ErrorCode
 from domain.core.variant import describe
 from domain.registry import RULESETS, find_ruleset
 from services.client.client import Client, TabulaError
-from services.gateway.people import Player, text
+from services.gateway.people import Player, refuse, text
 from services.runtime import keys
 
 LISTED = 100  # open challenges and recent games the lobby lists
@@ -57,7 +56,8 @@ class Opened(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class Table(msgspec.Struct, frozen=True, kw_only=True):
-    """A game the gateway made: who sits where, and (for the gateway alone) their tokens."""
+    """A game the gateway seated players in: who sits where (those it knows: a matchmade game
+    may seat players who came another way), and (for the gateway alone) their tokens."""
 
     game_id: str
     seated: list[Seated]
@@ -65,10 +65,6 @@ class Table(msgspec.Struct, frozen=True, kw_only=True):
 
     def seat_of(self, player: str) -> int | None:
         return next((s.seat for s in self.seated if s.player == player), None)
-
-
-def refuse(code: ErrorCode, reason: str) -> TabulaError:
-    return TabulaError(Error(code=code, reason=reason))
 
 
 def rulesets() -> list[dict[str, Any]]:
@@ -84,8 +80,8 @@ class Lobby:
     def __init__(self, redis: "aioredis.Redis", client: Client) -> None:
         self.redis = redis
         self.client = client
-        # A table never changes once made: kept here after the first read (the newest
-        # TABLES_KEPT), one store round trip less on every action.
+        # A table never changes once every seat is recorded: kept here after the first such
+        # read (the newest TABLES_KEPT), one store round trip less on every action.
         self.tables: OrderedDict[str, Table] = OrderedDict()
 
     async def open(self, player: Player, ruleset: str, variant: str, position: str, seat: int,
@@ -166,34 +162,38 @@ class Lobby:
             await self.redis.hdel(key, "game")  # the next accept (or a retry) starts it again
             raise
         people = [Player(s.player, s.name) for s in opened.seated]
-        await self._seat(game.game_id, opened.seated, {g.seat: g.token for g in game.seats},
-                         people)  # fmt: skip
+        await self.seat(game.game_id, spec.seats, opened.seated,
+                        {g.seat: g.token for g in game.seats}, people)  # fmt: skip
         await self.redis.hset(key, "game", game.game_id)
         await self.redis.zrem(keys.CHALLENGES, spec.id)
         return msgspec.structs.replace(opened, game_id=game.game_id)
 
-    async def against_bots(self, player: Player, ruleset: str, variant: str, seat: int,
-                           move_deadline_ms: int = 0) -> Table:  # fmt: skip
+    async def against_bots(self, player: Player, ruleset: str, variant: str, position: str,
+                           seat: int, move_deadline_ms: int = 0) -> Table:  # fmt: skip
         """A game with the player at `seat` and a house bot at every other seat; the caller
         starts the bots (the returned table holds their tokens)."""
-        created = find_ruleset(ruleset).create(variant)  # VariantError: typed
+        created = find_ruleset(ruleset).create(variant, position)  # VariantError: typed
         if not 0 <= seat < created.seats:
             raise refuse(ErrorCode.UNKNOWN_SEAT, f"{ruleset} seats 0 to {created.seats - 1}")
         seated = [Seated(s, player.id, player.name) if s == seat else Seated(s, BOT, "House bot")
                   for s in range(created.seats)]  # fmt: skip
         game = await self.client.create_game(ruleset, variant, players=[s.name for s in seated],
+                                             position=position,
                                              move_deadline_ms=move_deadline_ms)  # fmt: skip
-        await self._seat(game.game_id, seated, {g.seat: g.token for g in game.seats}, [player])
+        await self.seat(game.game_id, created.seats, seated,
+                        {g.seat: g.token for g in game.seats}, [player])  # fmt: skip
         table = await self.table(game.game_id)
         assert table is not None
         return table
 
-    async def _seat(self, game_id: str, seated: list[Seated], tokens: dict[int, str],
-                    people: list[Player]) -> None:  # fmt: skip
-        """Record who sits where in a game just made, and the seat tokens the gateway holds."""
+    async def seat(self, game_id: str, seats: int, seated: list[Seated], tokens: dict[int, str],
+                   people: list[Player]) -> None:  # fmt: skip
+        """Record who sits where in a game of `seats` seats, and the seat tokens the gateway
+        holds: all at once for a challenge, one seat at a time from the matchmaking queue."""
         now = int(time.time() * 1000)
         table: dict[str, bytes | str] = {str(s.seat): msgspec.json.encode(s) for s in seated}
         table |= {f"token:{seat}": token for seat, token in tokens.items()}
+        table["seats"] = str(seats)
         await self.redis.hset(keys.table_key(game_id), mapping=table)  # type: ignore[arg-type]
         await self.redis.zadd(keys.GATEWAY_GAMES, {game_id: now})
         for p in people:
@@ -220,9 +220,11 @@ class Lobby:
         for name, value in raw.items():
             if name.startswith("token:"):
                 tokens[int(name.removeprefix("token:"))] = value.decode()
-            else:
+            elif name != "seats":
                 seated.append(msgspec.json.decode(value, type=Seated))
         table = Table(game_id=game_id, seated=sorted(seated, key=lambda s: s.seat), tokens=tokens)
+        if len(seated) < int(raw.get("seats", b"0")):
+            return table  # seats still being recorded (the queue's): read again next time
         self.tables[game_id] = table
         if len(self.tables) > TABLES_KEPT:
             self.tables.popitem(last=False)

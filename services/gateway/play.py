@@ -19,9 +19,9 @@ from contracts.envelope import StoredEvent
 from contracts.errors import ErrorCode
 from services.client.bot import play_seat
 from services.client.client import Client
-from services.gateway.lobby import BOT, Lobby, Table, refuse
-from services.gateway.people import Player
-from services.runtime.codec import export_line
+from services.gateway.lobby import BOT, Lobby, Table
+from services.gateway.people import Player, refuse
+from services.runtime.codec import created, export_line
 
 COMMAND_ID: Final = re.compile(r"^[A-Za-z0-9_-]{1,100}\Z")
 log = structlog.get_logger()
@@ -88,11 +88,16 @@ class Play:
                                      command_id=f"{player.id}:{command_id}",
                                      expected_version=expected_version)  # fmt: skip
 
-    async def view(self, player: Player | None, game_id: str) -> View:
+    async def view(self, player: Player | None, game_id: str, at: int | None = None) -> View:
+        """The game as the player's seat sees it (a spectator's view if it has none); with
+        `at`, as it stood after event `at` (the rules service folds the log up to it)."""
+        if at is not None and not 0 <= at <= 2**53:
+            raise refuse(ErrorCode.MALFORMED, f"no version {at}: a game's events are numbered "
+                         "from 1 to its head")  # fmt: skip
         seated = await self.seat(player, game_id)
         if seated is None:
-            return await self.client.view(game_id)
-        return await self.client.view(game_id, seated[0], seated[1])
+            return await self.client.view(game_id, at=at)
+        return await self.client.view(game_id, seated[0], seated[1], at=at)
 
     async def events(self, player: Player | None, game_id: str, after: int) -> list[StoredEvent]:
         seated = await self.seat(player, game_id)
@@ -112,11 +117,15 @@ class Play:
     async def export(self, game_id: str) -> bytes:
         """The game's log as `tabula export` writes it. A game with hidden information is
         exported once it has ended: until then its public log is redacted where it holds
-        secrets, and could not pass the audit."""
+        secrets and lacks the seats' actions (which its hash chain covers), and could not pass
+        the audit."""
         stored = await self.client.read(game_id)
         if not stored:
             raise refuse(ErrorCode.UNKNOWN_GAME, f"no game {game_id}")
-        if any(s.redacted for s in stored):
+        first = created(stored[0])
+        hidden = first.randomness or first.hidden_setup
+        ended = any(s.type == "GameEnded" for s in stored)
+        if (hidden and not ended) or any(s.redacted for s in stored):
             raise refuse(ErrorCode.IN_PLAY, "a game with hidden information is exported once "
                          "it has ended")  # fmt: skip
         return b"".join(export_line(s) for s in stored)

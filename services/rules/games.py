@@ -68,6 +68,21 @@ class Games:
         tokens = self.tokens(game_id, table.created.seats)
         return Game(table, tokens, stored[-1].version, stored[-1].hash, stored[-1].time_ms)
 
+    async def past(self, game_id: str, version: int) -> tuple[Table, StoredEvent]:
+        """The game's table after event `version` (1 to its head), folded from its stored log
+        as a replay does (the outcomes of draws are events: nothing is asked of any service),
+        and that event. The cache is left alone: it holds the head."""
+        stored: list[StoredEvent] = []
+        while len(stored) < version:  # versions run 1, 2, ... without a gap
+            page = await self.store.read(game_id, len(stored), min(1000, version - len(stored)))
+            if not page:
+                break
+            stored += page
+        if len(stored) < version:
+            raise LookupError(f"game {game_id} has no event {version}")
+        ruleset, events = decode_log(stored)
+        return tables.fold(ruleset, game_id, events), stored[-1]
+
     def tokens(self, game_id: str, seats: int) -> tuple[str, ...]:
         return tuple(seat_token(self.secret, game_id, s) for s in range(seats))
 

@@ -343,41 +343,57 @@ class Rules:
         return Events(game_id=req.game_id, events=public, head=head.version, sealed=sealed)
 
     async def view(self, req: GetView) -> Reply:
+        """The game as a seat (with its token) or a spectator sees it: now, with the seat's
+        legal actions; or, with `at`, as it stood after event `at`, folded from the log and
+        shown exactly as the view then showed it, without legal actions (a replay)."""
         game = await self.games.get(req.game_id)
         if game is None:
             return error(ErrorCode.UNKNOWN_GAME, f"no game {req.game_id}")
+        if req.seat is not None and not (
+            0 <= req.seat < len(game.tokens)
+            and hmac.compare_digest(game.tokens[req.seat], req.token)
+        ):
+            return error(ErrorCode.BAD_TOKEN, f"wrong token for seat {req.seat}")
         async with game.lock:  # another replica may have moved the game on: read to the head
             await self.games.catch_up(req.game_id, game)
             await self.finish_if_due(req.game_id, game)
-        table = game.table
+        if req.at is not None and req.at != game.version:
+            if not 1 <= req.at < game.version:
+                return error(ErrorCode.MALFORMED, f"no version {req.at} in game {req.game_id}: "
+                             f"its events are 1 to {game.version}")  # fmt: skip
+            table, event = await self.games.past(req.game_id, req.at)
+            return self._view(req, table, req.at, event.time_ms, legal=False)
+        return self._view(req, game.table, game.version, game.last_ms, legal=True)
+
+    def _view(self, req: GetView, table: tables.Table, version: int, last_ms: int,
+              legal: bool) -> View:  # fmt: skip
+        """`table` (the game at `version`) as the asking seat or a spectator sees it; a seat's
+        legal actions only when `legal` (the game now). While a game with hidden information is
+        in play (at that version) the seat's board and actions come sealed to its token."""
         rs = table.ruleset
-        legal: list[str] = []
-        if req.seat is not None:
-            if not (0 <= req.seat < len(game.tokens)
-                    and hmac.compare_digest(game.tokens[req.seat], req.token)):  # fmt: skip
-                return error(ErrorCode.BAD_TOKEN, f"wrong token for seat {req.seat}")
-            if tables.phase(table) == "play":
-                legal = [rs.format_action(table.game, a)
-                         for a in rs.legal_actions(table.game, req.seat)]  # fmt: skip
+        actions: list[str] = []
+        if legal and req.seat is not None and tables.phase(table) == "play":
+            actions = [rs.format_action(table.game, a)
+                       for a in rs.legal_actions(table.game, req.seat)]  # fmt: skip
         outcome = tables.outcome(table)
         board = rs.view(table.game, req.seat)
         nonce = box = board_nonce = board_box = ""
         hidden = table.created.randomness or table.created.hidden_setup
         if hidden and outcome is None and req.seat is not None:
-            if legal:
-                nonce, box = seal_bytes(req.token, req.game_id, req.seat, game.version, "legal",
-                                        msgspec.json.encode(legal))  # fmt: skip
-                legal = []
-            board_nonce, board_box = seal_bytes(req.token, req.game_id, req.seat, game.version,
+            if actions:
+                nonce, box = seal_bytes(req.token, req.game_id, req.seat, version, "legal",
+                                        msgspec.json.encode(actions))  # fmt: skip
+                actions = []
+            board_nonce, board_box = seal_bytes(req.token, req.game_id, req.seat, version,
                                                 "board", msgspec.json.encode(board))  # fmt: skip
             board = {}
         return View(
-            game_id=req.game_id, version=game.version, ruleset=rs.name,
+            game_id=req.game_id, version=version, ruleset=rs.name,
             variant=table.created.variant, seat=req.seat, to_act=sorted(tables.to_act(table)),
-            position=rs.position(table.game), legal=legal, phase=tables.phase(table),
+            position=rs.position(table.game), legal=actions, phase=tables.phase(table),
             result=outcome.result if outcome else "", reason=outcome.reason if outcome else "",
             legal_nonce=nonce, legal_box=box, board=board, board_nonce=board_nonce,
-            board_box=board_box, last_event_ms=game.last_ms,
+            board_box=board_box, last_event_ms=last_ms,
             move_deadline_ms=table.created.move_deadline_ms,
         )  # fmt: skip
 

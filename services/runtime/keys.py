@@ -65,6 +65,12 @@ def session_key(digest: str) -> str:
     return f"{PREFIX}:gw:session:{digest}"
 
 
+def account_key(folded_name: str) -> str:
+    """Hash: player id, name as registered, and its Argon2id hash (PHC string), under the
+    name case-folded, so one name is one account whatever its case."""
+    return f"{PREFIX}:gw:account:{folded_name}"
+
+
 def challenge_key(challenge_id: str) -> str:
     """Hash: the challenge as JSON ("spec"), and "game" once its game is being made."""
     return f"{PREFIX}:gw:challenge:{challenge_id}"

@@ -93,29 +93,51 @@ async function route() {
   const hash = location.hash || "#/";
   const game = /^#\/games\/([a-z0-9-]+)$/.exec(hash);
   if (game) return gamePage(game[1]);
-  const audited = /^#\/audit\/([a-z0-9-]+)$/.exec(hash);
-  if (audited) return auditPage(audited[1]);
-  if (!me.player) return signIn();
+  const audited = /^#\/audit\/([a-z0-9-]+)(?:\/(\d+))?$/.exec(hash);
+  if (audited) return auditPage(audited[1], audited[2] ? Number(audited[2]) : null);
+  if (!me.player || (hash === "#/account" && !me.player.account)) return signIn();
   return lobby();
 }
 
+/** Sign in as a guest (a name), or to an account (name and password), or make one; a guest
+ * signed in already who makes an account keeps its games. */
 function signIn() {
-  const error = errorBox();
+  let error = errorBox();
+  const guest = me.player && !me.player.account;
   const form = h("form", { class: "card", onsubmit: async (e) => {
     e.preventDefault();
+    const data = new FormData(form);
+    const how = e.submitter?.value ?? "guest";
+    const body = { name: data.get("name") };
+    if (how !== "guest") body.password = data.get("password");
     try {
-      me.player = await api("/api/session", { method: "POST",
-                                              body: { name: new FormData(form).get("name") } });
+      if (how === "account" && !body.password) throw new ApiError(400, {
+        code: "request/malformed", reason: "an account needs a password (8 characters or more)" });
+      me.player = await api(how === "register" ? "/api/accounts" : "/api/session",
+                            { method: "POST", body });
       header();
-      route();
+      if (location.hash === "#/account") location.hash = "#/";
+      else route();
     } catch (err) {
-      error.replaceWith(errorBox(err));
+      const shown = errorBox(err);
+      error.replaceWith(shown);
+      error = shown;
     }
   } },
-    h("h1", {}, "Play at Tabula"),
+    h("h1", {}, guest ? "Keep your games: make an account" : "Play at Tabula"),
     h("label", {}, "Your name ", h("input", { name: "name", required: true, maxlength: 32,
-                                              autocomplete: "nickname", autofocus: true })),
-    h("button", { type: "submit" }, "Sign in as a guest"), error);
+                                              autocomplete: "username", autofocus: true,
+                                              value: me.player?.name ?? "" })),
+    h("label", {}, "Password ", h("input", { name: "password", type: "password", maxlength: 1024,
+                                             autocomplete: guest ? "new-password"
+                                                                 : "current-password" })),
+    h("p", { class: "buttons" },
+      guest ? null : h("button", { type: "submit", value: "guest" }, "Sign in as a guest"), " ",
+      guest ? null : h("button", { type: "submit", value: "account" }, "Sign in"), " ",
+      h("button", { type: "submit", value: "register" }, "Create an account")),
+    h("p", { class: "hint" }, "A guest needs only a name. An account (a password of 8 characters "
+      + "or more) keeps your games across browsers; a guest who makes one keeps its games."),
+    error);
   show(form);
 }
 
@@ -123,11 +145,23 @@ async function lobby() {
   const rulesets = await api("/api/rulesets");
   const listed = h("div", { class: "lobby-lists" });
   const error = h("div");
+  const queued = h("div", { role: "status" });
   const form = challengeForm(rulesets, error, () => refresh());
-  show(h("h1", {}, "Lobby"), form, error, listed);
+  show(h("h1", {}, "Lobby"), form, error, queued, listed);
   const waiting = new Set(); // challenges I sit in: once full they leave the list, as games
   async function refresh() {
     const data = await api("/api/lobby");
+    if (data.queue.game_id) {
+      location.hash = `#/games/${data.queue.game_id}`;
+      return;
+    }
+    queued.replaceChildren(...(data.queue.queued ? [h("p", { class: "card" },
+      `Looking for an opponent: ${data.queue.ruleset}${data.queue.variant ? ` (${data.queue.variant})` : ""}`
+      + ` (${data.queue.waiting} waiting) `,
+      h("button", { onclick: async () => {
+        await api("/api/queue", { method: "DELETE" });
+        refresh();
+      } }, "Leave the queue"))] : []));
     const open = new Set(data.challenges.map((c) => c.challenge.id));
     for (const id of waiting) {
       if (open.has(id)) continue;
@@ -171,8 +205,15 @@ function challengeForm(rulesets, error, done) {
     const extra = String(data.get("variant") ?? "").trim();
     const variant = [data.get("named"), extra].filter(Boolean).join("+");
     const body = { ruleset: data.get("ruleset"), variant, seat: Number(data.get("seat")),
+                   position: String(data.get("position") ?? "").trim(),
                    move_deadline_ms: Number(data.get("deadline")) };
     try {
+      if (e.submitter?.value === "queue") {
+        await api("/api/queue", { method: "POST", body: { ruleset: body.ruleset, variant } });
+        error.replaceChildren();
+        done();
+        return;
+      }
       if (e.submitter?.value === "bot") {
         const made = await api("/api/bots", { method: "POST", body });
         location.hash = `#/games/${made.game_id}`;
@@ -185,14 +226,20 @@ function challengeForm(rulesets, error, done) {
       error.replaceChildren(errorBox(err));
     }
   } },
-    h("h2", {}, "Open a challenge"),
+    h("h2", {}, "Start a game"),
     h("label", {}, "Game ", ruleset), " ", h("label", {}, "Variant ", variants), " ",
     h("label", {}, "Options ", h("input", { name: "variant", placeholder: "e.g. key=value" })),
     " ", h("label", {}, "Sit at ", seat), " ",
     h("label", {}, "Time per move ", h("select", { name: "deadline" },
       DEADLINES.map(([label, ms]) => h("option", { value: ms }, label)))),
+    " ", h("details", {}, h("summary", {}, "Start from a position"),
+      h("label", {}, "Position to start from (in its notation; empty: the usual one) ",
+        h("textarea", { name: "position", rows: 3, cols: 60, spellcheck: false }))),
     " ", h("button", { type: "submit", value: "open" }, "Open"),
-    " ", h("button", { type: "submit", value: "bot" }, "Play a house bot"));
+    " ", h("button", { type: "submit", value: "bot" }, "Play a house bot"),
+    " ", h("button", { type: "submit", value: "queue", title: "Be paired with the next player "
+      + "who queues for the same game and variant (the seat is chosen for you)" },
+      "Find an opponent"));
   return form;
 }
 
@@ -244,11 +291,27 @@ function gameList(title, games) {
 // -- the game page ---------------------------------------------------------------------------
 
 async function gamePage(gameId) {
-  const page = { events: [], view: null, table: null, error: null, busy: false, closed: false };
+  // `replay`: null while following the game, else {at, view}: the board after event `at`, as
+  // the authority shows it to this seat (view: the last past view at hand while `at`'s comes).
+  const page = { events: [], view: null, table: null, error: null, busy: false, closed: false,
+                 replay: null, past: new Map(), fetching: false };
   const boardArea = h("div", { class: "board-area" });
   const setupArea = h("div", { class: "setup" }); // drawing the board leaves it alone
   const side = h("aside", { class: "side" });
-  show(h("section", { class: "game" }, h("div", {}, setupArea, boardArea), side));
+  // The replay scrubber, made once (a redraw only updates it, so it keeps the keyboard's focus):
+  // a slider over the game's versions, a step back and forth, and Live.
+  const slider = h("input", { type: "range", min: 1, max: 1, value: 1, step: 1,
+                              "aria-label": "Replay", oninput: () => scrub(Number(slider.value)) });
+  const stepBack = h("button", { type: "button", "aria-label": "Back one event",
+                                 onclick: () => scrub(shownVersion() - 1) }, "◀");
+  const stepOn = h("button", { type: "button", "aria-label": "Forward one event",
+                               onclick: () => scrub(shownVersion() + 1) }, "▶");
+  const live = h("button", { type: "button", class: "live", onclick: () => goLive() }, "Live");
+  const where = h("span", { class: "replay-where", "aria-live": "polite" });
+  const replayBar = h("div", { class: "replay", role: "group", "aria-label": "Replay controls" },
+                      h("span", { "aria-hidden": "true" }, "Replay "), stepBack, slider, stepOn,
+                      " ", live, " ", where);
+  show(h("section", { class: "game" }, h("div", {}, setupArea, boardArea, replayBar), side));
   let boards = null;
   let socket = null;
   let retry = 500;
@@ -309,16 +372,118 @@ async function gamePage(gameId) {
    * While a game with hidden information is in play the typed actions stay with their seats;
    * the moves its events record (`move`, `action` in their bodies) are public all along. */
   function moves() {
+    const last = new Map(); // command id -> the last version its events reach
+    for (const e of page.events) last.set(e.command_id, e.version);
     const seen = new Set();
     const out = [];
     for (const e of page.events) {
-      const body = bodyOf(e);
+      const body = bodyOf(e) ?? {};
       const text = e.action.replace(/^\d+ /, "") || body.move || body.action;
       if (!text || seen.has(e.command_id)) continue;
       seen.add(e.command_id);
-      if (!/^(seed|setup)-|^claim-timeout/.test(text)) out.push(text);
+      if (!/^(seed|setup)-|^claim-timeout/.test(text)) {
+        out.push({ text, version: last.get(e.command_id) });
+      }
     }
     return out;
+  }
+
+  // -- the replay: a past board comes from the authority (GET ?at=N), which folds the log up
+  // to that version and shows it as this seat (or a spectator) saw it then, with no actions.
+  const head = () => page.view?.version ?? 1;
+  const shownVersion = () => page.replay?.at ?? head();
+
+  async function scrub(version) {
+    const at = Math.max(1, Math.min(head(), version));
+    if (at >= head()) {
+      goLive();
+      return;
+    }
+    page.replay = { at, view: page.past.get(at) ?? page.replay?.view ?? null };
+    draw();
+    if (!page.fetching) await fetchPast();
+  }
+
+  /** The past view the replay is at, from the server: one request at a time, always for the
+   * latest position asked (a slider dragged over many versions asks for few of them). */
+  async function fetchPast() {
+    page.fetching = true;
+    try {
+      while (page.replay && !page.past.has(page.replay.at) && !page.closed) {
+        const at = page.replay.at;
+        page.past.set(at, (await api(`/api/games/${gameId}?at=${at}`)).view);
+      }
+      if (page.replay && page.past.has(page.replay.at)) {
+        page.replay.view = page.past.get(page.replay.at);
+        draw();
+      }
+    } catch (e) {
+      page.error = e;
+      draw();
+    } finally {
+      page.fetching = false;
+    }
+  }
+
+  function goLive() {
+    page.replay = null;
+    draw();
+  }
+
+  function drawReplayBar() {
+    const top = head();
+    const at = shownVersion();
+    slider.max = top;
+    slider.value = at;
+    const type = page.events.find((e) => e.version === at)?.type ?? "";
+    const text = page.replay ? `after event ${at} of ${top}${type ? ` (${type})` : ""}`
+                             : `live, event ${top}`;
+    slider.setAttribute("aria-valuetext", text);
+    where.textContent = page.replay ? `Replaying: the board ${text}.` : "Live.";
+    stepBack.disabled = at <= 1;
+    stepOn.disabled = !page.replay;
+    live.setAttribute("aria-pressed", String(!page.replay));
+  }
+
+  /** Every random outcome and card this page may see (its own events only: a card dealt to
+   * another seat stays face down), each with its nonce (a card: its deck position, the salt's
+   * index) and a link to the audit page's check of that event. */
+  function diceAndCards() {
+    const revealed = page.events.some((e) => e.type === "SeedRevealed");
+    const items = [];
+    for (const e of page.events) {
+      const b = bodyOf(e) ?? {};
+      let what;
+      let index;
+      if (e.type === "RandomDrawn") {
+        const range = b.kind === "die" ? ` (faces 0–${b.n - 1})` : ` (of 0 to ${b.n - 1})`;
+        what = `${b.kind}(${b.n}) for ${b.purpose}: ${b.value}${range}`;
+        index = `nonce ${b.nonce}`;
+      } else if (e.type === "DeckShuffled") {
+        const order = b.order?.length ? `order ${b.order.join(" ")}` : "order hidden until the end";
+        what = `shuffle of ${b.n} cards for ${b.purpose}: ${order}`;
+        index = `nonce ${b.nonce}`;
+      } else if (e.type === "CardDealt") {
+        const mine = b.seat === page.table.you ? " (yours)" : "";
+        what = `card to seat ${b.seat}${mine}: ${b.card || "face down"}`;
+        index = `deck position ${b.position}`;
+      } else if (e.type === "CardRevealed") {
+        what = `seat ${b.seat} shows ${b.card}`;
+        index = `deck position ${b.position}`;
+      } else {
+        continue;
+      }
+      const ahead = page.replay && e.version > page.replay.at;
+      items.push(h("li", { "data-version": e.version, class: ahead ? "ahead" : null },
+        `${what} · `, h("span", { class: "nonce" }, index), " · ",
+        h("a", { href: `#/audit/${gameId}/${e.version}`,
+                 title: `the audit's check of event ${e.version}` }, "proof"),
+        revealed ? null : h("span", { class: "pending" },
+                            " (verifiable once the seed is revealed at the end)")));
+    }
+    if (!items.length) return [];
+    return [h("h2", {}, "Dice and cards"),
+            h("ol", { class: "draws", "aria-label": "dice and cards" }, items)];
   }
 
   async function send(action) {
@@ -334,12 +499,26 @@ async function gamePage(gameId) {
   function draw() {
     const view = page.view;
     const you = page.table.you;
-    const ctx = { view, seat: you, legal: view.legal, moves: moves(), act: send };
-    if (boards?.render && Object.keys(view.board).length + view.position.length) {
-      boards.render(boardArea, ctx);
-    } else {
-      boardArea.replaceChildren(h("pre", { class: "position" }, view.position));
+    const played = moves();
+    const replay = page.replay;
+    const upto = replay ? played.filter((m) => m.version <= replay.at) : played;
+    // Replaying: the past view, with nothing to play and nobody to play it (no act).
+    const ctx = replay?.view
+      ? { view: { ...replay.view, legal: [] }, seat: you, legal: [],
+          moves: upto.map((m) => m.text), act: undefined }
+      : { view, seat: you, legal: view.legal, moves: played.map((m) => m.text), act: send };
+    if (!replay || replay.view) { // else: the board stays as it is until the past view comes
+      const shown = ctx.view;
+      if (boards?.render && Object.keys(shown.board).length + shown.position.length) {
+        boards.render(boardArea, ctx);
+      } else {
+        boardArea.replaceChildren(h("pre", { class: "position" }, shown.position));
+      }
+      boardArea.dataset.version = shown.version;
     }
+    boardArea.inert = replay !== null; // a past board takes no clicks and no focus
+    boardArea.classList.toggle("replaying", replay !== null);
+    drawReplayBar();
     const players = page.table.seated.map((s) =>
       h("li", { class: view.to_act.includes(s.seat) ? "to-act" : "" },
         `seat ${s.seat}: ${s.name}${s.seat === you ? " (you)" : ""}`));
@@ -365,14 +544,17 @@ async function gamePage(gameId) {
       .filter((c) => view.legal.includes(c))
       .map((c) => h("button", { onclick: () => send(c), class: c }, c.replace("-", " ")));
     const list = h("ol", { class: "moves", "aria-label": "moves" },
-                   moves().map((m) => h("li", {}, m)));
+                   played.map((m, i) => h("li", {
+                     class: replay && m.version > replay.at ? "ahead" : null,
+                     "aria-current": replay && i === upto.length - 1 ? "step" : null }, m.text)));
     const clock = deadlineClock(view, you);
     side.replaceChildren(...[
       h("h1", {}, `${view.ruleset}${view.variant ? ` (${view.variant})` : ""}`),
       h("ul", { class: "players" }, players), result, clock,
       errorBox(page.error, view.ruleset),
-      view.legal.length ? actions : null, h("div", { class: "commands" }, commands),
-      h("h2", {}, "Moves"), list,
+      view.legal.length && !replay ? actions : null,
+      replay ? null : h("div", { class: "commands" }, commands),
+      h("h2", {}, "Moves"), list, ...diceAndCards(),
       h("p", {}, h("a", { href: `/rules/${view.ruleset}`, target: "_blank" }, "Rules"), " · ",
         h("a", { href: `/api/games/${gameId}/export` }, "Export"), " · ",
         h("a", { href: `#/audit/${gameId}` }, "Audit"), " · ",
@@ -448,9 +630,12 @@ async function gamePage(gameId) {
 
 // -- the audit page: the export checked here, trusting nothing the server says ---------------
 
-async function auditPage(gameId) {
+async function auditPage(gameId, focus = null) {
   const { auditExport } = await import("./audit.js");
   const out = h("div", { class: "audit", "aria-live": "polite" });
+  // Focused on one event (a game page's "proof" link): that draw's own check, first.
+  const proof = h("section", { class: "proof", "aria-label": `the proof of event ${focus}`,
+                               hidden: focus === null });
   const receipts = JSON.parse(localStorage.getItem(`tabula:receipts:${gameId}`) ?? "[]");
   const file = h("input", { type: "file", accept: ".jsonl,.json,text/plain",
                             "aria-label": "an export file", onchange: async () => {
@@ -465,6 +650,7 @@ async function auditPage(gameId) {
       : h("p", { class: "verdict failed", role: "alert" },
           `The log fails at event ${report.failedAt?.version ?? "?"} `
           + `(${report.failedAt?.type ?? "?"}): ${report.failure}`);
+    if (focus !== null) proof.replaceChildren(...proofOf(report, focus));
     out.replaceChildren(verdict,
       h("table", {}, h("caption", {}, "Checks"),
         report.checks.map((c) => h("tr", {}, h("td", {}, c.ok ? "✓" : "✗"),
@@ -478,10 +664,50 @@ async function auditPage(gameId) {
          + `during play (${receipts.length}), with this browser's own cryptography.`),
        h("p", {}, h("a", { href: `#/games/${gameId}` }, "Back to the game"), " · ",
          h("label", {}, "Audit an export file instead: ", file)),
-       out);
+       proof, out);
+  if (focus !== null) proof.replaceChildren(h("p", {}, `Checking event ${focus}…`));
   const reply = await fetch(`/api/games/${gameId}/export`);
-  if (reply.ok) await run(await reply.text(), "the export the server gave");
-  else out.replaceChildren(errorBox(new ApiError(reply.status, (await reply.json()).error)));
+  if (reply.ok) {
+    await run(await reply.text(), "the export the server gave");
+    return;
+  }
+  const error = new ApiError(reply.status, (await reply.json()).error);
+  out.replaceChildren(errorBox(error));
+  if (focus !== null) {
+    proof.replaceChildren(h("h2", {}, `The proof of event ${focus}`),
+      h("p", { class: "verdict pending", role: "status" },
+        "Verifiable once the seed is revealed at the end: the server seed that recomputes this "
+        + "draw is secret until the game has ended, and so is the export that holds it."));
+  }
+}
+
+/** One event's own check from the audit's report: what the log recorded, what the revealed
+ * seed recomputes (with the nonce), and ✓ or ✗; or why it cannot be checked yet. */
+function proofOf(report, version) {
+  const title = h("h2", {}, `The proof of event ${version}`);
+  const d = report.draws.find((x) => x.version === version);
+  if (!d) {
+    const stopped = report.failedAt && report.failedAt.version < version;
+    return [title, h("p", { class: "verdict", role: "status" }, stopped
+      ? `Not checked: the audit stopped at event ${report.failedAt.version}.`
+      : `Event ${version} holds no die, shuffle or card.`)];
+  }
+  const mark = d.ok === true ? "✓" : d.ok === false ? "✗" : "…";
+  const words = d.ok === true ? "the seeds give what the log recorded"
+    : d.ok === false ? `it does not hold: ${d.detail}`
+      : "verifiable once the seed is revealed at the end";
+  const row = (name, value) => value === null || value === undefined || value === "" ? null
+    : h("tr", {}, h("th", { scope: "row" }, name), h("td", {}, h("code", {}, String(value))));
+  return [title,
+    h("p", { class: `verdict ${d.ok === true ? "ok" : d.ok === false ? "failed" : "pending"}`,
+             role: "status" }, `${mark} Event ${version}, ${d.what}: ${words}.`),
+    h("table", { class: "proof-table" },
+      row("nonce", d.nonce), row("deck position", d.position),
+      row("recorded in the log", d.recorded),
+      row(d.type === "CardRevealed" ? "recomputed from the card and its salt"
+                                    : "recomputed from the revealed seed", d.computed),
+      row("check", `${mark} ${d.how}`),
+      row("server seed", report.serverSeed), row("mix of the client seeds", report.mix))];
 }
 
 function bodyOf(event) {
@@ -492,7 +718,9 @@ function bodyOf(event) {
 
 function header() {
   const slot = document.getElementById("me");
-  slot.replaceChildren(me.player ? h("span", {}, `${me.player.name} · `,
+  const guest = me.player && !me.player.account;
+  slot.replaceChildren(me.player ? h("span", {}, me.player.name,
+    guest ? [" (guest: ", h("a", { href: "#/account" }, "make an account"), ")"] : null, " · ",
     h("button", { class: "link", onclick: async () => {
       await api("/api/session", { method: "DELETE" });
       me.player = null;

@@ -839,6 +839,8 @@ class Auditor {
     this.shufflesChecked = 0;
     this.shufflesPending = 0;
     this.shuffles = []; // {version, nonce, n, purpose, order}, for a cardAt hook
+    // Each die, uniform, shuffle and card on its own: what was recorded, what the seed gives
+    this.draws = [];
     // cards
     this.dealt = new Map();
     this.cards = 0;
@@ -1017,9 +1019,24 @@ class Auditor {
     try {
       await handler.call(this, s, event);
     } catch (err) {
+      const own = this.draws.at(-1);
+      if (own && own.version === s.version) Object.assign(own, { ok: false, detail: err.message });
       if (err instanceof ValueError) throw new Discrepancy(err.message, CHECK_OF[event.type]);
       throw err;
     }
+  }
+
+  /** The check of one draw or card at `s`, filled in as the walk goes (ok: null, pending). */
+  record(s, fields) {
+    const own = { version: s.version, type: s.type, nonce: null, position: null, recorded: "",
+                  computed: null, ok: null, detail: "", how: "", ...fields };
+    this.draws.push(own);
+    return own;
+  }
+
+  /** How a draw's bytes are made (fair-play 1.5), for a reader to recompute it by hand. */
+  streamWords(nonce) {
+    return `HMAC-SHA256(server_seed, "v1:${this.gameId}:${this.mix || "<mix>"}:${nonce}:<cursor>")`;
   }
 
   seat(seat, check) {
@@ -1111,6 +1128,11 @@ class Auditor {
   }
 
   async onRandomDrawn(s, event) {
+    const own = this.record(s, {
+      what: `${event.kind}(${event.n}) for ${event.purpose}`, nonce: event.nonce,
+      recorded: String(event.value),
+      how: `${event.kind}(${event.n}) from the bytes of ${this.streamWords(event.nonce)}`,
+    });
     this.drawPreconditions(event.nonce, "dice");
     let draw;
     if (event.kind === "die") {
@@ -1137,6 +1159,7 @@ class Auditor {
       return;
     }
     const value = await draw(this.serverSeed, this.gameId, this.mix, event.nonce, event.n);
+    Object.assign(own, { computed: String(value), ok: value === event.value });
     if (value !== event.value) {
       throw new Discrepancy(
         `${event.kind}(${event.n}) at nonce ${event.nonce} (${event.purpose}) recorded ` +
@@ -1148,6 +1171,11 @@ class Auditor {
   }
 
   async onDeckShuffled(s, event) {
+    const own = this.record(s, {
+      what: `shuffle of ${event.n} cards for ${event.purpose}`, nonce: event.nonce,
+      recorded: (event.order ?? []).join(" "),
+      how: `Fisher-Yates over ${event.n} cards from the bytes of ${this.streamWords(event.nonce)}`,
+    });
     this.drawPreconditions(event.nonce, "shuffles");
     const order = event.order;
     const seen = new Set(order);
@@ -1161,6 +1189,7 @@ class Auditor {
     if (this.serverSeed) {
       const expected = await shuffle(this.serverSeed, this.gameId, this.mix, event.nonce, event.n);
       const p = expected.findIndex((x, i) => x !== order[i]);
+      Object.assign(own, { computed: expected.join(" "), ok: p < 0 });
       if (p >= 0) {
         throw new Discrepancy(
           `shuffle of ${event.n} at nonce ${event.nonce} (${event.purpose}) differs from the ` +
@@ -1204,6 +1233,12 @@ class Auditor {
   // -- cards and setups (hidden.py) --
 
   async onCardDealt(s, event) {
+    const own = this.record(s, {
+      what: `the card at deck position ${event.position} dealt to seat ${event.seat}`,
+      position: event.position, recorded: `${event.card} (commitment ${short(event.commitment)})`,
+      how: `salt = HMAC-SHA256(server_seed, "salt:v1:${this.gameId}:${event.position}"), and ` +
+        `SHA256("card:v1:${this.gameId}:${event.position}:" + card + ":" + salt) is the commitment`,
+    });
     this.seat(event.seat, "cards");
     const p = event.position;
     if (!(event.card && event.salt)) {
@@ -1211,12 +1246,14 @@ class Auditor {
     }
     if (this.serverSeed) {
       const salt = await cardSalt(this.serverSeed, this.gameId, p);
+      Object.assign(own, { computed: `salt ${short(salt)}`, ok: salt === event.salt });
       if (salt !== event.salt) {
         throw new Discrepancy(`the salt of position ${p} is not the seed's salt_${p}`, "cards");
       }
       this.saltsChecked += 1;
     }
     const commitment = await cardCommitment(this.gameId, p, event.card, event.salt);
+    if (own.computed !== null) own.computed += `, commitment ${short(commitment)}`;
     if (commitment !== event.commitment) {
       throw new Discrepancy(
         `the commitment of position ${p} does not open to card ${pyRepr(event.card)} with its salt`,
@@ -1254,11 +1291,18 @@ class Auditor {
 
   async onCardRevealed(s, event) {
     const p = event.position;
+    const own = this.record(s, {
+      what: `seat ${event.seat} shows the card at deck position ${p}`, position: p,
+      recorded: event.card,
+      how: `SHA256("card:v1:${this.gameId}:${p}:" + card + ":" + salt) is the commitment dealt`,
+    });
     const dealt = this.dealt.get(p);
     if (dealt === undefined) {
       throw new Discrepancy(`reveals position ${p}, which was never dealt`, "card reveals");
     }
     const commitment = await cardCommitment(this.gameId, p, event.card, event.salt);
+    Object.assign(own, { computed: `commitment ${short(commitment)}`,
+                         ok: commitment === dealt.commitment });
     if (commitment !== dealt.commitment) {
       throw new Discrepancy(
         `card ${pyRepr(event.card)} does not match the commitment of position ${p} dealt earlier`,
@@ -1599,7 +1643,8 @@ async function checkReceipts(stored, receipts, keys) {
  */
 export async function auditExport(text, receipts = [], options = {}) {
   const keys = options.keys ?? [];
-  const empty = { gameId: "", ruleset: "", events: 0, head: "", chain: 0, status: "unknown" };
+  const empty = { gameId: "", ruleset: "", events: 0, head: "", chain: 0, status: "unknown",
+                  draws: [], serverSeed: "", mix: "" };
   let stored;
   try {
     stored = parseExport(text);
@@ -1682,5 +1727,10 @@ export async function auditExport(text, receipts = [], options = {}) {
     head: last.hash,
     chain: auditor.chain,
     status: auditor.status(),
+    // each draw's and card's own check ({version, type, what, nonce, position, recorded,
+    // computed, ok: true, false or null (not yet checkable), detail, how}), and the seeds
+    draws: auditor.draws,
+    serverSeed: auditor.serverSeed,
+    mix: auditor.mix,
   };
 }
