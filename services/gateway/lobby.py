@@ -69,11 +69,14 @@ class Table(msgspec.Struct, frozen=True, kw_only=True):
 
 def rulesets() -> list[dict[str, Any]]:
     """Every registered ruleset with its variants and parameters (from the ruleset's own
-    declaration) and the seats of its default variant."""
-    return [
-        {"name": name, "seats": rs.create("").seats, "variants": describe(rs.variants)}
-        for name, rs in sorted(RULESETS.items())
-    ]
+    declaration) and the seats of its default variant and of each named one."""
+    out = []
+    for name, rs in sorted(RULESETS.items()):
+        described = describe(rs.variants)
+        for named in described["variants"]:
+            named["seats"] = rs.create(named["name"]).seats
+        out.append({"name": name, "seats": rs.create("").seats, "variants": described})
+    return out
 
 
 class Lobby:

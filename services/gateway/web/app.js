@@ -184,19 +184,25 @@ async function lobby() {
 }
 
 function challengeForm(rulesets, error, done) {
-  const variants = h("select", { name: "named" });
   const seat = h("select", { name: "seat" });
+  const variants = h("select", { name: "named", onchange: seats });
   const ruleset = h("select", { name: "ruleset", onchange: fill },
                     rulesets.map((r) => h("option", { value: r.name }, r.name)));
+  const chosen = () => rulesets.find((x) => x.name === ruleset.value);
   function fill() {
-    const r = rulesets.find((x) => x.name === ruleset.value);
+    const r = chosen();
     variants.replaceChildren(h("option", { value: "" }, "default"),
-                             r.variants.variants.map((v) => h("option", { value: v.name,
+                             ...r.variants.variants.map((v) => h("option", { value: v.name,
                                                                           title: v.description },
                                                               `${v.name}: ${v.description}`)));
-    seat.replaceChildren(...Array.from({ length: r.seats }, (_, i) =>
-      h("option", { value: i }, `seat ${i}`)));
     variants.hidden = !r.variants.variants.length;
+    seats();
+  }
+  function seats() { // as many as the chosen variant has (a named one may have more)
+    const r = chosen();
+    const n = r.variants.variants.find((v) => v.name === variants.value)?.seats ?? r.seats;
+    seat.replaceChildren(...Array.from({ length: n }, (_, i) =>
+      h("option", { value: i }, `seat ${i}`)));
   }
   fill();
   const form = h("form", { class: "card", onsubmit: async (e) => {
@@ -378,7 +384,11 @@ async function gamePage(gameId) {
     const out = [];
     for (const e of page.events) {
       const body = bodyOf(e) ?? {};
-      const text = e.action.replace(/^\d+ /, "") || body.move || body.action;
+      // While a hidden game is in play its public events carry no typed actions: the text comes
+      // from what the event records (a move, an action, Yavoch's levels or fleet placement).
+      const text = e.action.replace(/^\d+ /, "") || body.move || body.action
+        || (body.levels ? `levels ${body.levels.join("")}` : "")
+        || (body.placement ? `place ${body.placement}` : "");
       if (!text || seen.has(e.command_id)) continue;
       seen.add(e.command_id);
       if (!/^(seed|setup)-|^claim-timeout/.test(text)) {
@@ -595,7 +605,7 @@ async function gamePage(gameId) {
       if (view.phase === "seeding") {
         let seed = localStorage.getItem(`${key}:seed`);
         if (!mine("ClientSeedCommitted")) {
-          seed = fair.newClientSeed();
+          seed ??= fair.newClientSeed(); // a commit sent before a reload is sent again alike
           localStorage.setItem(`${key}:seed`, seed);
           await send(`seed-commit ${await fair.clientSeedCommitment(gameId, seat, seed)}`);
         } else if (seed) {
@@ -619,6 +629,9 @@ async function gamePage(gameId) {
     }
   }
 
+  // The log so far before anything else: the fair-play steps this page owes depend on what the
+  // seat did already (a reload between a seed's commit and its reveal must reveal, not recommit).
+  page.events = await api(`/api/games/${gameId}/events?after=0`);
   await refresh();
   connect();
   leave = () => {
