@@ -4,7 +4,7 @@ from typing import Any, Union
 
 import msgspec
 
-from contracts import chess3d, commands, cyvasse, yavoch
+from contracts import chess3d, commands, cyvasse, yavoch, yiora
 from contracts.envelope import SealedEvent, StoredEvent
 from contracts.events import PLATFORM_EVENTS
 
@@ -20,7 +20,12 @@ REQUESTS = (
     commands.Cancel,
 )
 REPLIES = tuple(commands.Reply.__subclasses__())
-RULESET_EVENTS = {"chess3d": chess3d.EVENTS, "cyvasse": cyvasse.EVENTS, "yavoch": yavoch.EVENTS}
+RULESET_EVENTS = {
+    "chess3d": chess3d.EVENTS,
+    "cyvasse": cyvasse.EVENTS,
+    "yavoch": yavoch.EVENTS,
+    "yiora": yiora.EVENTS,
+}
 
 
 def _ecma(schema: Any) -> Any:

@@ -12,6 +12,7 @@ from domain.core import Ruleset, VariantError
 from domain.core.ruleset import check_capabilities
 from domain.cyvasse import CYVASSE
 from domain.yavoch import YAVOCH
+from domain.yiora import YIORA
 
 RULESETS: dict[str, Ruleset[Any, Any]] = {}
 
@@ -25,7 +26,7 @@ def register(ruleset: Ruleset[Any, Any]) -> None:
         raise ValueError(f"another ruleset is registered as {ruleset.name!r}")
 
 
-for _ruleset in (CHESS3D, CYVASSE, YAVOCH):
+for _ruleset in (CHESS3D, CYVASSE, YAVOCH, YIORA):
     register(_ruleset)
 
 

@@ -341,14 +341,24 @@ def allowed(p: Parameter) -> str:
     if p.type is ParamType.PERMUTATION:
         return f"a permutation of {''.join(p.values)}"
     if p.type is ParamType.SUBSET:
-        return f"{NONE} or distinct values of {'/'.join(p.values)} joined by /"
-    return f"{p.size} values of {'/'.join(p.values)} joined by /"
+        return f"{NONE} or distinct values of {_listing(p.values)} joined by /"
+    return f"{p.size} values of {_listing(p.values)} joined by /"
 
 
 def requirement(spec: "VariantSpec[Any]", needs: tuple[str, str]) -> str:
     """What a parameter needs, in words: "the hex91 board", "size=large"."""
     other, wanted = needs
     return f"the {wanted} {other}" if spec.parameter(other).bare else f"{other}={wanted}"
+
+
+_LISTED = 12  # a longer list of values is shown by its first three, its last and its length
+
+
+def _listing(values: tuple[str, ...]) -> str:
+    """The values joined by / (a long list, such as Yiora's 271 men of a setup, shortened)."""
+    if len(values) <= _LISTED:
+        return "/".join(values)
+    return f"{'/'.join(values[:3])}/…/{values[-1]} ({len(values)} values)"
 
 
 def _either(values: tuple[str, ...]) -> str:

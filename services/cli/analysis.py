@@ -1,4 +1,4 @@
-"""The commands about the rulesets themselves, offline: perft, rulesets, schema."""
+"""The commands about the rulesets themselves, offline: perft, legal, rulesets, schema."""
 
 from pathlib import Path
 from typing import Annotated, Any
@@ -41,6 +41,31 @@ def perft(
                   f"rulesets with perft: {with_perft}[/]")  # fmt: skip
         raise typer.Exit(2)
     out.print(counter.perft(state, depth))
+
+
+# Actions that are not moves: resigning, draw offers and answers (also per game, `bsq:offer-draw`),
+# and 3-D Chess's demand.
+NOT_MOVES = frozenset({"resign", "offer-draw", "accept-draw", "decline-draw", "demand-mate"})
+
+
+def legal(
+    ruleset: str,
+    position: Annotated[str, typer.Option(help="Start position (ruleset notation).")] = "",
+    variant: Annotated[str, typer.Option(help="Variant string.")] = "",
+) -> None:
+    """Every legal move of the seats to act, one a line, sorted, then `total N`."""
+    try:
+        rs = find_ruleset(ruleset)
+        state = rs.start(rs.create(variant, position))
+    except VariantError as exc:
+        err.print(f"[red]{exc.code}: {exc.reason}[/]")
+        raise typer.Exit(2) from None
+    texts = {rs.format_action(state, action) for seat in sorted(rs.to_act(state))
+             for action in rs.legal_actions(state, seat)}  # fmt: skip
+    moves = sorted(t for t in texts if t.rpartition(":")[2] not in NOT_MOVES)
+    for text in moves:
+        out.print(text, markup=False, highlight=False)
+    out.print(f"total {len(moves)}")
 
 
 def schema(

@@ -13,6 +13,7 @@ from urllib.parse import urlsplit
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from domain.registry import find_ruleset
 from services.client.bot import BotResult, play_seat
 from services.client.client import Client
 
@@ -59,6 +60,7 @@ async def run_demo(
     receipts: Path | None = None,
 ) -> list[BotResult]:
     client = await connect(nats_url, receipts)
+    seats = find_ruleset(ruleset).create(variant).seats  # four bots a game for four seats
     events = 0
 
     def seen() -> None:
@@ -68,7 +70,7 @@ async def run_demo(
     async def bot(i: int) -> BotResult:
         a = await client.find_match(ruleset, variant, player=f"bot-{i}")
         result = await play_seat(client, a.game_id, a.seat, a.token, seed=seed + i, on_event=seen)
-        progress.update(task, advance=0.5, moves=events // 2)
+        progress.update(task, advance=1 / seats, moves=events // seats)
         return result
 
     started = time.perf_counter()
@@ -83,7 +85,7 @@ async def run_demo(
             transient=not show,
         ) as progress:
             task = progress.add_task(f"{ruleset} games", total=games, moves=0)
-            results = await asyncio.gather(*(bot(i) for i in range(2 * games)))
+            results = await asyncio.gather(*(bot(i) for i in range(seats * games)))
     finally:
         await client.close()
     elapsed = time.perf_counter() - started

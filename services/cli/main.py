@@ -1,8 +1,8 @@
 """The `tabula` command: the app and its commands, in the order `tabula --help` lists them.
 
 The commands live by concern: stack_commands (keys, access, up, demo), records (games, log,
-replay, verify, audit, export, import), fair (the `fair` group), analysis (perft, rulesets,
-schema); common holds what they share (the consoles, the settings, reading the store).
+replay, verify, audit, export, import), fair (the `fair` group), analysis (perft, legal,
+rulesets, schema); common holds what they share (the consoles, the settings, reading the store).
 """
 
 import sys
@@ -30,6 +30,7 @@ app.command("export")(records.export_game)
 app.command("import")(records.import_game)
 app.add_typer(fair.fair, name="fair")
 app.command()(analysis.perft)
+app.command()(analysis.legal)
 app.command()(analysis.rulesets)
 app.command()(analysis.schema)
 

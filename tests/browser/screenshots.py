@@ -1,8 +1,9 @@
 """Screenshots of each board, from a `tabula up` of its own, into docs/screenshots/.
 
 Two guests meet in the lobby for each game and play a few moves through the page (Cyvasse's
-setups made on the setup screen, Yavoch's fleets in the placement editor); the page of the
-first is captured, at a desktop and at a phone's width.
+setups made on the setup screen, Yavoch's fleets in the placement editor; Yiora as Secondary
+Complex, both games on its round board); the page of the first is captured, at a desktop and at
+a phone's width.
 
 Run: .venv/bin/python -m tests.browser.screenshots
 """
@@ -19,6 +20,7 @@ from tests.browser.test_play import accept, open_challenge
 from tests.stack import embedded_stack
 
 OUT = Path(__file__).parents[2] / "docs" / "screenshots"
+OPTIONS = {"yiora": "secondary_complex"}  # the variant each board is shown in, if not the default
 
 
 async def moves(pages: tuple[Page, Page], count: int) -> None:
@@ -38,9 +40,12 @@ async def shoot(base: str) -> None:
     OUT.mkdir(parents=True, exist_ok=True)
     async with async_playwright() as p:
         browser = await p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-        for ruleset in ("chess3d", "cyvasse", "yavoch"):
+        for ruleset in ("chess3d", "cyvasse", "yavoch", "yiora"):
             ann = await person(browser, base, "Ann")
             bob = await person(browser, base, "Bob")
+            if ruleset in OPTIONS:
+                await ann.get_by_label("Game").select_option(ruleset)
+                await ann.get_by_label("Variant").select_option(OPTIONS[ruleset])
             await open_challenge(ann, ruleset)
             await bob.reload()
             await accept(bob)

@@ -16,6 +16,7 @@ from domain.core import Decided, DrawResult, NeedDraws, Rejection, Ruleset
 from domain.core import table as tables
 from domain.cyvasse import CYVASSE
 from domain.yavoch import YAVOCH
+from domain.yiora import YIORA
 from services.client.bot import greedy_policy
 from tests.domain.cyvasse.helpers import position
 from tests.rulesets.driver import LocalGame, client_seed, fulfil
@@ -49,6 +50,9 @@ def decide(rs: Ruleset[Any, Any], state: Any, seat: int, action: Any, rng: rando
         (CYVASSE, "B", CYVASSE_START),
         (YAVOCH, "decker", ""),
         (YAVOCH, "full", ""),
+        (YIORA, "", ""),
+        (YIORA, "secondary_basic", ""),
+        (YIORA, "secondary_complex+teams", ""),
     ],
 )
 def test_every_decision_carries_the_state_its_events_lead_to(

@@ -9,7 +9,7 @@ import pytest
 ROOT = Path(__file__).parents[2]
 # The clause ids each engine writes in its source, by the id's prefix.
 GAMES = {"chess3d": r"C3-[0-9.]*[0-9]", "cyvasse": r"CY-(?:R)?[0-9.]*[0-9]",
-         "yavoch": r"Y-(?:R)?[0-9.]*[0-9]"}  # fmt: skip
+         "yavoch": r"Y-(?:R)?[0-9.]*[0-9]", "yiora": r"YI-(?:R)?[0-9.]*[0-9]"}  # fmt: skip
 
 
 def cited(game: str) -> set[str]:

@@ -194,7 +194,7 @@ def specs() -> dict[str, VariantSpec[Any]]:
 
 def test_every_ruleset_declares_its_variants_and_creates_their_canonical_form() -> None:
     every = specs()
-    assert set(every) >= {"chess3d", "cyvasse", "yavoch", "race"}
+    assert set(every) >= {"chess3d", "cyvasse", "yavoch", "yiora", "race"}
     for name, spec in every.items():
         assert isinstance(spec, VariantSpec), name
         assert RULESETS[name].create("").variant == format_values(spec, defaults(spec))
@@ -221,7 +221,7 @@ def test_every_ruleset_declares_its_variants_and_creates_their_canonical_form() 
     }
 
 
-@pytest.mark.parametrize("name", ["chess3d", "cyvasse", "yavoch"])
+@pytest.mark.parametrize("name", ["chess3d", "cyvasse", "yavoch", "yiora"])
 def test_digits_that_are_not_ascii_are_a_bad_variant(name: str) -> None:
     """`str.isdigit` accepts '²', which `int` refuses: once a crash, now bad-variant."""
     with pytest.raises(VariantError) as err:

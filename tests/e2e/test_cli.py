@@ -179,6 +179,24 @@ def test_perft_prints_the_leaf_count(tmp_path: Path) -> None:
     assert "yavoch declares no perft" in dice.stderr
 
 
+def test_legal_lists_every_legal_move_sorted_then_the_total(tmp_path: Path) -> None:
+    """`tabula legal`: the moves of every seat to act, one a line, sorted, then `total N`
+    (YI-10.1: 78 from Yiora's start; both games' first movers in Secondary Basic)."""
+    shown = tabula(tmp_path, "legal", "yiora").stdout.splitlines()
+    assert shown[-1] == "total 78"
+    assert shown[:-1] == sorted(shown[:-1])
+    assert "O5-R10" in shown
+    assert "resign" not in shown
+    basic = tabula(tmp_path, "legal", "yiora", "--variant", "secondary_basic").stdout
+    assert basic.splitlines()[-1] == "total 156"
+    assert "wsq:O6-R11" in basic.splitlines()
+    secondary = tabula(tmp_path, "perft", "yiora", "--variant", "secondary_complex", "--depth", "2")
+    assert secondary.stdout.strip() == "6084"
+    bad = tabula(tmp_path, "legal", "yiora", "--position", "nonsense")
+    assert bad.returncode == 2
+    assert "ruleset/bad-position" in bad.stderr
+
+
 def test_rulesets_lists_every_ruleset_with_its_variants_and_parameters(tmp_path: Path) -> None:
     """`tabula rulesets` (no stack needed): every ruleset, its named variants and parameters
     with their allowed values and defaults; --json the same for machines."""
