@@ -446,6 +446,7 @@ async def bench(
     from tests.bench.cyvasse import main as cyvasse
     from tests.bench.signing import main as signing
     from tests.bench.yavoch import main as yavoch
+    from tests.bench.yiora import main as yiora
 
     print("\n3-D Chess adjudication (decide + evolve + end-of-game checks), in process:")
     adjudication([])
@@ -453,6 +454,8 @@ async def bench(
     cyvasse()
     print("\nYavoch adjudication, in process:")
     yavoch()
+    print("\nYiora adjudication, in process:")
+    yiora()
     print("\nSigned receipts (Ed25519), in process:")
     signing()
 

@@ -48,6 +48,8 @@ TABLES = (
     ("cyvasse", "C+hex91"),
     ("yavoch", "decker"),
     ("yavoch", "full"),
+    ("yiora", ""),
+    ("yiora", "secondary_complex"),
 )
 KINDS = ("rules", "randomness", "valkey", "nats", "valkey-hang")
 PROCESS = {  # a fault kind: the process it strikes (a word of its command line), the signal
