@@ -233,10 +233,10 @@ function challengeForm(rulesets, error, done) {
     }
   } },
     h("h2", {}, "Start a game"),
-    h("label", {}, "Game ", ruleset), " ", h("label", {}, "Variant ", variants), " ",
-    h("label", {}, "Options ", h("input", { name: "variant", placeholder: "e.g. key=value" })),
-    " ", h("label", {}, "Sit at ", seat), " ",
-    h("label", {}, "Time per move ", h("select", { name: "deadline" },
+    field("Game", ruleset), " ", field("Variant", variants), " ",
+    field("Options", h("input", { name: "variant", placeholder: "e.g. key=value" })),
+    " ", field("Sit at", seat), " ",
+    field("Time per move", h("select", { name: "deadline" },
       DEADLINES.map(([label, ms]) => h("option", { value: ms }, label)))),
     " ", h("details", {}, h("summary", {}, "Start from a position"),
       h("label", {}, "Position to start from (in its notation; empty: the usual one) ",
@@ -247,6 +247,13 @@ function challengeForm(rulesets, error, done) {
       + "who queues for the same game and variant (the seat is chosen for you)" },
       "Find an opponent"));
   return form;
+}
+
+/** A control with its label (by `for`, not around it: a select's name is then the label's
+ * words alone, not its options' too). */
+function field(text, control) {
+  control.id = `field-${control.name}`;
+  return h("span", { class: "field" }, h("label", { for: control.id }, `${text} `), control);
 }
 
 const MINUTE = 60_000;
