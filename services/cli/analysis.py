@@ -7,7 +7,7 @@ import msgspec
 import typer
 from rich.markup import escape
 
-from domain.core import VariantError, VariantSpec
+from domain.core import Ruleset, VariantError, VariantSpec
 from domain.core.ruleset import perft_of
 from domain.core.variant import (
     allowed,
@@ -21,6 +21,16 @@ from domain.registry import RULESETS, find_ruleset
 from services.cli.common import err, out
 
 
+def _started(ruleset: str, variant: str, position: str) -> tuple[Ruleset[Any, Any], Any]:
+    """The ruleset and its game's first state; exit 2 with the typed error if refused."""
+    try:
+        rs = find_ruleset(ruleset)
+        return rs, rs.start(rs.create(variant, position))
+    except VariantError as exc:
+        err.print(f"[red]{exc.code}: {exc.reason}[/]")
+        raise typer.Exit(2) from None
+
+
 def perft(
     ruleset: str,
     depth: Annotated[int, typer.Option(min=0, help="Plies to count.")] = 1,
@@ -28,12 +38,7 @@ def perft(
     variant: Annotated[str, typer.Option(help="Variant string.")] = "",
 ) -> None:
     """Count leaf positions of the move tree (the classic move-generator check)."""
-    try:
-        rs = find_ruleset(ruleset)
-        state = rs.start(rs.create(variant, position))
-    except VariantError as exc:
-        err.print(f"[red]{exc.code}: {exc.reason}[/]")
-        raise typer.Exit(2) from None
+    rs, state = _started(ruleset, variant, position)
     counter = perft_of(rs)
     if counter is None:  # Yavoch: the tree hangs on dice and cards, so leaves are not positions
         with_perft = ", ".join(sorted(n for n, r in RULESETS.items() if perft_of(r)))
@@ -54,12 +59,7 @@ def legal(
     variant: Annotated[str, typer.Option(help="Variant string.")] = "",
 ) -> None:
     """Every legal move of the seats to act, one a line, sorted, then `total N`."""
-    try:
-        rs = find_ruleset(ruleset)
-        state = rs.start(rs.create(variant, position))
-    except VariantError as exc:
-        err.print(f"[red]{exc.code}: {exc.reason}[/]")
-        raise typer.Exit(2) from None
+    rs, state = _started(ruleset, variant, position)
     texts = {rs.format_action(state, action) for seat in sorted(rs.to_act(state))
              for action in rs.legal_actions(state, seat)}  # fmt: skip
     moves = sorted(t for t in texts if t.rpartition(":")[2] not in NOT_MOVES)

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from playwright.async_api import Page, async_playwright, expect
 
-from tests.browser.conftest import CHROMIUM, person
+from tests.browser.conftest import CHROMIUM, challenge, person
 from tests.browser.test_play import accept
 from tests.stack import embedded_stack
 
@@ -43,11 +43,7 @@ async def shoot(base: str) -> None:
         for ruleset in ("chess3d", "cyvasse", "yavoch", "yiora"):
             ann = await person(browser, base, "Ann")
             bob = await person(browser, base, "Bob")
-            await ann.get_by_label("Game").select_option(ruleset)
-            if ruleset in OPTIONS:
-                await ann.get_by_label("Variant").select_option(OPTIONS[ruleset])
-            await ann.get_by_role("button", name="Open").click()
-            await expect(ann.get_by_role("button", name="Withdraw")).to_be_visible()
+            await challenge(ann, ruleset, variant=OPTIONS.get(ruleset, ""))
             await bob.reload()
             await accept(bob)
             await ann.wait_for_url(re.compile(r"#/games/"))

@@ -13,21 +13,9 @@ from collections.abc import Callable
 
 from playwright.async_api import Browser, Locator, Page, WebSocket, expect
 
-from tests.browser.conftest import person
+from tests.browser.conftest import challenge, person
 
 SLOW = 20_000  # ms: waits that cross the services (a reveal, a reconnect) on a slow machine
-
-
-async def challenge(page: Page, ruleset: str, *, variant: str = "", position: str = "") -> None:
-    """Open a challenge from the lobby's form, at seat 0, from `position` if given."""
-    await page.get_by_label("Game").select_option(ruleset)
-    if variant:  # a named variant, from the ruleset's own list
-        await page.get_by_label("Variant").select_option(variant)
-    if position:
-        await page.get_by_text("Start from a position").click()
-        await page.get_by_label(re.compile(r"^Position to start from")).fill(position)
-    await page.get_by_role("button", name="Open").click()
-    await expect(page.get_by_role("button", name="Withdraw")).to_be_visible()
 
 
 async def meet(

@@ -5,16 +5,10 @@ import re
 
 from playwright.async_api import Browser, Page, expect
 
-from tests.browser.conftest import person
+from tests.browser.conftest import challenge, person
 from tests.rulesets import register
 
 register()
-
-
-async def open_challenge(page: Page, ruleset: str) -> None:
-    await page.get_by_label("Game").select_option(ruleset)
-    await page.get_by_role("button", name="Open").click()
-    await expect(page.get_by_role("button", name="Withdraw")).to_be_visible()
 
 
 async def accept(page: Page) -> None:
@@ -26,7 +20,7 @@ async def meet(browser: Browser, gateway: str, ruleset: str) -> tuple[Page, Page
     """Ann opens a challenge in the lobby, Bob accepts it: both are taken to the game."""
     ann = await person(browser, gateway, "Ann")
     bob = await person(browser, gateway, "Bob")
-    await open_challenge(ann, ruleset)
+    await challenge(ann, ruleset)
     await bob.reload()
     await accept(bob)
     await ann.wait_for_url(re.compile(r"#/games/"))  # the lobby takes Ann to her game

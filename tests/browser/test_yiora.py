@@ -11,21 +11,9 @@ import re
 
 from playwright.async_api import Browser, Locator, Page, expect
 
-from tests.browser.conftest import person
+from tests.browser.conftest import challenge, person
 
 SLOW = 20_000  # ms: waits that cross the services, or the lobby's 2 s poll, on a slow machine
-
-
-async def challenge(page: Page, *, variant: str = "", position: str = "") -> None:
-    """Open a Yiora challenge from the lobby's form, at seat 0."""
-    await page.get_by_label("Game").select_option("yiora")
-    if variant:  # a named variant, from the ruleset's own list
-        await page.get_by_label("Variant").select_option(variant)
-    if position:
-        await page.get_by_text("Start from a position").click()
-        await page.get_by_label(re.compile(r"^Position to start from")).fill(position)
-    await page.get_by_role("button", name="Open").click()
-    await expect(page.get_by_role("button", name="Withdraw")).to_be_visible()
 
 
 async def take_seat(page: Page, challenger: str) -> Locator:
@@ -90,7 +78,7 @@ async def test_four_players_play_both_games_of_secondary_basic_to_checkmate(
     browser: Browser, gateway: str
 ) -> None:
     ann, bob, cat, dan = pages = [await person(browser, gateway, name) for name in FOUR]
-    await challenge(ann, variant="secondary_basic", position=NEAR_END)
+    await challenge(ann, "yiora", variant="secondary_basic", position=NEAR_END)
     for page in (bob, cat):  # the first free seat each time, in this order
         row = await take_seat(page, FOUR[0])
         await expect(row.get_by_text("waiting…")).to_be_visible()
@@ -164,7 +152,7 @@ async def test_primary_from_a_set_position_to_checkmate_by_a_pawn_that_turns(
 ) -> None:
     ann = await person(browser, gateway, "AnnYp")
     bob = await person(browser, gateway, "BobYp")
-    await challenge(ann, position=MATE_IN_ONE)
+    await challenge(ann, "yiora", position=MATE_IN_ONE)
     await take_seat(bob, "AnnYp")
     for page in (ann, bob):
         await page.wait_for_url(re.compile(r"#/games/"), timeout=SLOW)
