@@ -4,7 +4,7 @@ from typing import Any, Union
 
 import msgspec
 
-from contracts import chess3d, commands, cyvasse, yavoch, yiora
+from contracts import chess3d, commands, cyvasse, spacewar, spacewar_ha, yavoch, yiora
 from contracts.envelope import SealedEvent, StoredEvent
 from contracts.events import PLATFORM_EVENTS
 
@@ -25,6 +25,8 @@ RULESET_EVENTS = {
     "cyvasse": cyvasse.EVENTS,
     "yavoch": yavoch.EVENTS,
     "yiora": yiora.EVENTS,
+    "spacewar": spacewar.EVENTS,
+    "spacewar-ha": spacewar_ha.EVENTS,
 }
 
 

@@ -11,6 +11,8 @@ from domain.chess3d import CHESS3D
 from domain.core import Ruleset, VariantError
 from domain.core.ruleset import check_capabilities
 from domain.cyvasse import CYVASSE
+from domain.spacewar import SPACEWAR
+from domain.spacewar_ha import SPACEWAR_HA
 from domain.yavoch import YAVOCH
 from domain.yiora import YIORA
 
@@ -26,7 +28,7 @@ def register(ruleset: Ruleset[Any, Any]) -> None:
         raise ValueError(f"another ruleset is registered as {ruleset.name!r}")
 
 
-for _ruleset in (CHESS3D, CYVASSE, YAVOCH, YIORA):
+for _ruleset in (CHESS3D, CYVASSE, YAVOCH, YIORA, SPACEWAR, SPACEWAR_HA):
     register(_ruleset)
 
 
