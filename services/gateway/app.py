@@ -10,6 +10,7 @@ origin is refused for the same reason.
 
 import asyncio
 import contextlib
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Final, TypeVar
@@ -67,6 +68,7 @@ STATUS: Final[dict[ErrorCode, int]] = {
 }  # any other code: 400, the request is at fault
 RULES_DIR: Final = Path(__file__).resolve().parents[2] / "docs" / "rules"
 WEB_DIR: Final = Path(__file__).resolve().parent / "web"
+RULES_PAGE: Final = re.compile(r"^[a-z][a-z0-9]*(?:-[a-z0-9]+)?\Z")
 
 T = TypeVar("T")
 
@@ -476,8 +478,10 @@ _markdown = MarkdownIt("commonmark", {"html": True}).enable("table")
 async def rules_page(game: FromPath[str]) -> str:
     """docs/rules/<game>.md as HTML: the rules with each clause's anchor (`#C3-7.7`), so a
     refusal's clause links to its text."""
-    path = RULES_DIR / f"{game}.md"
-    if not game.isidentifier() or not path.is_file():
+    # A variant ruleset's rules share its family's page: spacewar-ha's are in spacewar.md.
+    page = game.split("-")[0]
+    path = RULES_DIR / f"{page}.md"
+    if not RULES_PAGE.match(game) or not path.is_file():
         raise NotFoundException(f"no rules page for {game}")
     return _PAGE.format(title=f"{game} rules", body=_markdown.render(path.read_text()))
 

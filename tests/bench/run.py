@@ -443,10 +443,10 @@ async def bench(
         valkey.stop()
 
     from tests.bench.adjudication import main as adjudication
+    from tests.bench.bots import main as bots
     from tests.bench.cyvasse import main as cyvasse
     from tests.bench.signing import main as signing
     from tests.bench.yavoch import main as yavoch
-    from tests.bench.yiora import main as yiora
 
     print("\n3-D Chess adjudication (decide + evolve + end-of-game checks), in process:")
     adjudication([])
@@ -454,8 +454,8 @@ async def bench(
     cyvasse()
     print("\nYavoch adjudication, in process:")
     yavoch()
-    print("\nYiora adjudication, in process:")
-    yiora()
+    print("\nYiora and Spacewar adjudication over bot games, in process:")
+    bots()
     print("\nSigned receipts (Ed25519), in process:")
     signing()
 

@@ -2,8 +2,9 @@
 
 Two guests meet in the lobby for each game and play a few moves through the page (Cyvasse's
 setups made on the setup screen, Yavoch's fleets in the placement editor; Yiora as Secondary
-Complex, both games on its round board); the page of the first is captured, at a desktop and at
-a phone's width.
+Complex, both games on its round board; Spacewar's first movement phase, a Mothership's path
+picked in the board's chooser; Spacewar Health/Ammo's first actions, a fire amount picked
+alike); the page of the first is captured, at a desktop and at a phone's width.
 
 Run: .venv/bin/python -m tests.browser.screenshots
 """
@@ -32,6 +33,11 @@ async def moves(pages: tuple[Page, Page], count: int) -> None:
                 before = await listed.count()
                 await page.locator(".cell.movable").first.click()
                 await page.locator(".cell.target").first.click()
+                chooser = page.locator(  # Spacewar (both parts): 2+ actions on the squares
+                    ".sw-choice button[data-action], .ha-choice button[data-action]"
+                )
+                if await chooser.count():
+                    await chooser.first.click()
                 await expect(listed).to_have_count(before + 1)
                 break
 
@@ -40,7 +46,7 @@ async def shoot(base: str) -> None:
     OUT.mkdir(parents=True, exist_ok=True)
     async with async_playwright() as p:
         browser = await p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-        for ruleset in ("chess3d", "cyvasse", "yavoch", "yiora"):
+        for ruleset in ("chess3d", "cyvasse", "yavoch", "yiora", "spacewar", "spacewar-ha"):
             ann = await person(browser, base, "Ann")
             bob = await person(browser, base, "Bob")
             await challenge(ann, ruleset, variant=OPTIONS.get(ruleset, ""))

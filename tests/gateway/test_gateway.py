@@ -236,8 +236,13 @@ async def test_each_rules_page_has_an_anchor_for_the_clauses_refusals_cite(peopl
     page = await people().get("/rules/chess3d")
     assert page.status_code == 200
     assert 'id="C3-4.1"' in page.text
+    # a variant ruleset's clauses are on its family's page (the UI links /rules/<ruleset>#id)
+    variant = await people().get("/rules/spacewar-ha")
+    assert variant.status_code == 200
+    assert 'id="HA-5.6"' in variant.text
     assert (await people().get("/rules/nope")).status_code == 404
     assert (await people().get("/rules/..%2Fsecrets")).status_code == 404
+    assert (await people().get("/rules/chess3d-")).status_code == 404
 
 
 class Frame(msgspec.Struct):

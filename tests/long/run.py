@@ -1,7 +1,7 @@
 """`make test-long`: the long runs that do not fit `make test`. A fresh embedded stack (`tabula
-up` in a temporary home) serves hundreds of random-bot games of each Yavoch and Yiora variation
-through matchmaking and the rules service; `tabula demo --audit` then audits every one of
-them, and the run fails if a game does not finish or does not pass.
+up` in a temporary home) serves hundreds of random-bot games of each Yavoch, Yiora and Spacewar
+variation through matchmaking and the rules service; `tabula demo --audit` then audits every
+one of them, and the run fails if a game does not finish or does not pass.
 
 Run: .venv/bin/python -m tests.long.run [--games 200]
 """
@@ -23,6 +23,9 @@ VARIANTS = (
     ("yiora", "secondary_complex"),
     ("yiora", "secondary_complex+complex_turn_mode=parallel"),
     ("yiora", "secondary_complex+teams"),  # four seats in two teams
+    # Random bots rarely end a Spacewar game: the turn limit (SW-8.4, HA-8.4) bounds them.
+    ("spacewar", "turn_limit=20"),
+    ("spacewar-ha", "turn_limit=100"),
 )
 
 
