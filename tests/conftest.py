@@ -11,8 +11,12 @@ import pytest
 import redis.asyncio as aioredis
 from nats.aio.client import Client as NATS
 
+from contracts.envelope import StoredEvent
+from contracts.events import Event
+from services.client.bot import play_seat
 from services.client.client import Client
 from services.runtime import access, bus
+from services.runtime.codec import decode_log
 from services.runtime.config import Settings
 from services.runtime.embedded import Server, start_nats, start_valkey
 from services.runtime.eventstore import EventStore
@@ -152,3 +156,22 @@ async def admin_bus(stack: Settings, settings: Settings) -> AsyncIterator[NATS]:
     nc = await bus.connect(settings.nats_url)
     yield nc
     await nc.drain()
+
+
+async def bot_game(
+    client: Client, store: EventStore, ruleset: str, variant: str, *, seed: int
+) -> tuple[list[StoredEvent], list[Event]]:
+    """Two bots queue for `ruleset`'s `variant` in matchmaking, are seated and play the game to
+    its end (the bot in seat i seeded `seed + i`), agreeing on its outcome: the game's stored log
+    and its decoded events."""
+    tickets = await asyncio.gather(
+        *(client.find_match(ruleset, variant, player=f"p{i}") for i in range(2))
+    )
+    game_id = tickets[0].game_id
+    results = await asyncio.gather(
+        *(play_seat(client, t.game_id, t.seat, t.token, seed=t.seat + seed) for t in tickets)
+    )
+    assert len({r.outcome for r in results}) == 1
+    stored = await store.read_all(game_id)
+    _, events = decode_log(stored)
+    return stored, events

@@ -221,7 +221,10 @@ class Spacewar:
 
     def _settle(self, state: State, events: list[Event]) -> State:
         """The steps the engine takes by itself after an action (SW-R53), and the end of the
-        game (SW-4.6, SW-8)."""
+        game (SW-4.6, SW-8). Steps that come back to a position they passed through (the turn
+        number aside) with no decision on the way can only go round for ever: nobody can act
+        again, and the game is drawn as a dead position (docs/rules/spacewar.md, SW-8)."""
+        passed: set[str] = set()
         while True:
             if state.outcome is None:
                 over = end_of_game(state)
@@ -243,6 +246,12 @@ class Spacewar:
             elif auto.to is None:
                 event = ended(draw("turn limit"))
             else:
+                seen = format_position(state).partition(" ")[2]  # without `t=N`
+                if seen in passed:
+                    event = ended(draw("dead position"))
+                    events.append(event)
+                    return self.evolve(state, event)
+                passed.add(seen)
                 event = StepBegan(turn=auto.to.turn, phase=auto.to.phase, step=auto.to.step)
             events.append(event)
             state = self.evolve(state, event)

@@ -6,7 +6,7 @@ import shutil
 from collections.abc import AsyncIterator
 
 import pytest
-from playwright.async_api import Browser, Page, async_playwright, expect
+from playwright.async_api import Browser, Locator, Page, async_playwright, expect
 
 from tests.gateway.conftest import gateway  # noqa: F401  # the gateway the browsers open
 
@@ -44,3 +44,51 @@ async def challenge(page: Page, ruleset: str, *, variant: str = "", position: st
         await page.get_by_label(re.compile(r"^Position to start from")).fill(position)
     await page.get_by_role("button", name="Open").click()
     await expect(page.get_by_role("button", name="Withdraw")).to_be_visible()
+
+
+SLOW = 20_000  # ms: waits that cross the services (or the lobby's 2 s poll) on a slow machine
+
+
+async def meet(
+    browser: Browser,
+    base: str,
+    ruleset: str,
+    names: tuple[str, str],
+    *,
+    options: str = "",
+    position: str = "",
+) -> tuple[Page, Page]:
+    """At the gateway `base`, the first person opens a `ruleset` challenge (its options typed
+    into the form's Options field: they join the variant with "+"), the second accepts that one,
+    by its challenger's name; both reach the game."""
+    first, second = names
+    ann = await person(browser, base, first)
+    bob = await person(browser, base, second)
+    if options:
+        await ann.get_by_label("Options").fill(options)
+    await challenge(ann, ruleset, position=position)
+    await bob.reload()
+    row = bob.get_by_role("row").filter(has_text=ruleset).filter(has_text=first)
+    await row.get_by_role("button", name="Accept").click()
+    await bob.wait_for_url(re.compile(r"#/games/"))
+    await ann.wait_for_url(re.compile(r"#/games/"), timeout=SLOW)
+    return ann, bob
+
+
+def moves(page: Page) -> Locator:
+    """The game's move list, an item a move."""
+    return page.get_by_role("list", name="moves").locator("li")
+
+
+async def two_clicks(page: Page, board: str, start: str, end: str, targets: int) -> None:
+    """On the board `svg.{board}`, click `start` (its `targets` second squares light up), then
+    the highlighted `end`."""
+
+    def cell(name: str) -> Locator:
+        return page.locator(f'svg.{board} [data-cell="{name}"]')
+
+    await expect(page.get_by_text("Your move.")).to_be_visible(timeout=SLOW)
+    await cell(start).click()
+    await expect(page.locator(f"svg.{board} .cell.target")).to_have_count(targets)
+    await expect(cell(end)).to_have_class(re.compile(r"\btarget\b"))
+    await cell(end).click()

@@ -13,37 +13,11 @@ import re
 
 from playwright.async_api import Browser, Locator, Page, expect
 
-from tests.browser.conftest import challenge, person
-
-SLOW = 20_000  # ms: waits that cross the services (or the lobby's 2 s poll) on a slow machine
-
-
-async def meet(
-    browser: Browser, gateway: str, names: tuple[str, str], *, options: str = "", position: str = ""
-) -> tuple[Page, Page]:
-    """The first person opens a Spacewar challenge (its options typed into the form's Options
-    field: they join the variant with "+"), the second accepts that one, by its challenger's
-    name; both reach the game."""
-    first, second = names
-    ann = await person(browser, gateway, first)
-    bob = await person(browser, gateway, second)
-    if options:
-        await ann.get_by_label("Options").fill(options)
-    await challenge(ann, "spacewar", position=position)
-    await bob.reload()
-    row = bob.get_by_role("row").filter(has_text="spacewar").filter(has_text=first)
-    await row.get_by_role("button", name="Accept").click()
-    await bob.wait_for_url(re.compile(r"#/games/"))
-    await ann.wait_for_url(re.compile(r"#/games/"), timeout=SLOW)
-    return ann, bob
+from tests.browser.conftest import SLOW, meet, moves, two_clicks
 
 
 def cell(page: Page, name: str) -> Locator:
     return page.locator(f'svg.spacewar [data-cell="{name}"]')
-
-
-def moves(page: Page) -> Locator:
-    return page.get_by_role("list", name="moves").locator("li")
 
 
 def phase(page: Page) -> Locator:
@@ -66,22 +40,13 @@ async def press(page: Page, action: str) -> None:
     await expect(moves(page).last).to_have_text(action)
 
 
-async def two_clicks(page: Page, start: str, end: str, targets: int) -> None:
-    """Click `start` (its `targets` second squares light up), then the highlighted `end`."""
-    await expect(page.get_by_text("Your move.")).to_be_visible(timeout=SLOW)
-    await cell(page, start).click()
-    await expect(page.locator("svg.spacewar .cell.target")).to_have_count(targets)
-    await expect(cell(page, end)).to_have_class(re.compile(r"\btarget\b"))
-    await cell(page, end).click()
-
-
 # -- A whole turn from the start, to the turn limit's draw --------------------------------------
 
 
 async def test_a_whole_turn_from_the_start_ends_in_the_turn_limit_draw(
     browser: Browser, gateway: str
 ) -> None:
-    ann, bob = await meet(browser, gateway, ("AnnSw", "BobSw"), options="turn_limit=1")
+    ann, bob = await meet(browser, gateway, "spacewar", ("AnnSw", "BobSw"), options="turn_limit=1")
     # SW-3.1 to SW-3.4: missiles on ranks 1 and 12, ships on 2 and 11, all large
     for page in (ann, bob):
         await expect(page.locator("h1")).to_have_text("spacewar (turn_limit=1)")
@@ -110,7 +75,7 @@ async def test_a_whole_turn_from_the_start_ends_in_the_turn_limit_draw(
     await expect(bob.locator("svg.spacewar .cell.movable")).to_have_count(0)
 
     # SW-5.10, SW-R46: the Mothership's 8 squares; c3 by one step or two, so the page asks
-    await two_clicks(ann, "b2", "c3", targets=8)
+    await two_clicks(ann, "spacewar", "b2", "c3", targets=8)
     chooser = ann.get_by_role("group", name="Choose the action")
     await expect(chooser.locator("button[data-action]")).to_have_text(
         [re.compile(r"^Kb2-b3-c3 "), re.compile(r"^Kb2-c3 ")]
@@ -126,7 +91,7 @@ async def test_a_whole_turn_from_the_start_ends_in_the_turn_limit_draw(
     )
 
     # SW-5.62: Mothership o2, Gunboat p2, missile o1 to o3, then one forward (missile_step 2)
-    await two_clicks(ann, "o1", "o3", targets=2)
+    await two_clicks(ann, "spacewar", "o1", "o3", targets=2)
     await expect(moves(ann).last).to_have_text("L o2,p2,o1>o3")
     for page in (ann, bob):
         await label(page, "o4", "White missile, fired")
@@ -140,7 +105,7 @@ async def test_a_whole_turn_from_the_start_ends_in_the_turn_limit_draw(
     await expect(phase(bob)).to_have_text(
         "Turn 1, phase 5 of 8 (movement). Black to act; 0 of up to 4 ships moved."
     )
-    await two_clicks(bob, "j11", "k9", targets=4)  # SW-5.13: a knight's leap
+    await two_clicks(bob, "spacewar", "j11", "k9", targets=4)  # SW-5.13: a knight's leap
     await expect(moves(bob).last).to_have_text("Nj11-k9")
     await label(ann, "k9", "Black Immobilizer, large side up, moved")
     await press(bob, "END")
@@ -177,7 +142,7 @@ COMBAT = (
 async def test_a_beam_hit_then_the_last_mothership_rammed_from_the_keyboard(
     browser: Browser, gateway: str
 ) -> None:
-    ann, bob = await meet(browser, gateway, ("AnnSwR", "BobSwR"), position=COMBAT)
+    ann, bob = await meet(browser, gateway, "spacewar", ("AnnSwR", "BobSwR"), position=COMBAT)
     for page in (ann, bob):
         # SW-5.30: h5 lies in both Tractors' fields (range 3 from e2 and from e7)
         await expect(cell(page, "h5")).to_have_attribute(
@@ -189,7 +154,7 @@ async def test_a_beam_hit_then_the_last_mothership_rammed_from_the_keyboard(
     await expect(phase(bob)).to_have_text("Turn 1, phase 8 of 8 (force combat). Black to act.")
 
     # SW-5.40, SW-5.41, SW-5.44: from e7 at h5 a beam or a pull to one of three closer squares
-    await two_clicks(bob, "e7", "h5", targets=1)
+    await two_clicks(bob, "spacewar", "e7", "h5", targets=1)
     chooser = bob.get_by_role("group", name="Choose the action")
     await expect(chooser.locator("button[data-action]")).to_have_count(4)
     await expect(bob.locator('.sw-actions button[data-action="F e7>h5>g6"]')).to_be_visible()

@@ -13,36 +13,11 @@ import re
 
 from playwright.async_api import Browser, Locator, Page, expect
 
-from tests.browser.conftest import challenge, person
-
-SLOW = 20_000  # ms: waits that cross the services (or the lobby's 2 s poll) on a slow machine
-
-
-async def meet(
-    browser: Browser, gateway: str, names: tuple[str, str], *, options: str = "", position: str = ""
-) -> tuple[Page, Page]:
-    """The first person opens a spacewar-ha challenge (its options typed into the form's
-    Options field), the second accepts that one, by its challenger's name; both reach the game."""
-    first, second = names
-    ann = await person(browser, gateway, first)
-    bob = await person(browser, gateway, second)
-    if options:
-        await ann.get_by_label("Options").fill(options)
-    await challenge(ann, "spacewar-ha", position=position)
-    await bob.reload()
-    row = bob.get_by_role("row").filter(has_text="spacewar-ha").filter(has_text=first)
-    await row.get_by_role("button", name="Accept").click()
-    await bob.wait_for_url(re.compile(r"#/games/"))
-    await ann.wait_for_url(re.compile(r"#/games/"), timeout=SLOW)
-    return ann, bob
+from tests.browser.conftest import SLOW, meet, moves, two_clicks
 
 
 def cell(page: Page, name: str) -> Locator:
     return page.locator(f'svg.spacewar-ha [data-cell="{name}"]')
-
-
-def moves(page: Page) -> Locator:
-    return page.get_by_role("list", name="moves").locator("li")
 
 
 def status(page: Page) -> Locator:
@@ -51,15 +26,6 @@ def status(page: Page) -> Locator:
 
 async def label(page: Page, name: str, text: str) -> None:
     await expect(cell(page, name)).to_have_attribute("aria-label", f"{name}: {text}")
-
-
-async def two_clicks(page: Page, start: str, end: str, targets: int) -> None:
-    """Click `start` (its `targets` second squares light up), then the highlighted `end`."""
-    await expect(page.get_by_text("Your move.")).to_be_visible(timeout=SLOW)
-    await cell(page, start).click()
-    await expect(page.locator("svg.spacewar-ha .cell.target")).to_have_count(targets)
-    await expect(cell(page, end)).to_have_class(re.compile(r"\btarget\b"))
-    await cell(page, end).click()
 
 
 async def choose(page: Page, options: list[str], action: str) -> None:
@@ -89,7 +55,12 @@ async def test_a_fire_a_release_and_a_repair_then_black_s_last_base_captured(
     browser: Browser, gateway: str
 ) -> None:
     ann, bob = await meet(
-        browser, gateway, ("AnnHa", "BobHa"), options="turn_limit=30", position=NEAR_END
+        browser,
+        gateway,
+        "spacewar-ha",
+        ("AnnHa", "BobHa"),
+        options="turn_limit=30",
+        position=NEAR_END,
     )
     for page in (ann, bob):
         await expect(page.locator("h1")).to_have_text("spacewar-ha (turn_limit=30)")
@@ -124,7 +95,7 @@ async def test_a_fire_a_release_and_a_repair_then_black_s_last_base_captured(
 
     # HA-5.5, HA-5.10, HA-5.11, HA-R25: the Shooter's 8 squares and the Defender at f7; each
     # amount from 1 to 9 is an action of its own, so the page asks; 3 Ammo spent
-    await two_clicks(ann, "c4", "f7", targets=9)
+    await two_clicks(ann, "spacewar-ha", "c4", "f7", targets=9)
     await choose(ann, [f"Bc4*f7({k})" for k in range(1, 10)], "Bc4*f7(3)")
     for page in (ann, bob):
         await label(page, "f7", "Black Defender, Health 6, Ammo 6")
@@ -142,7 +113,7 @@ async def test_a_fire_a_release_and_a_repair_then_black_s_last_base_captured(
         await expect(page.locator("svg.spacewar-ha .hold-line")).to_have_count(0)
         await expect(status(page)).to_have_text("Black to act, turn 12 of 30.")
     # HA-5.40, HA-5.42: the Medic repairs the Defender by 1 to 3 (what it misses); 2 chosen
-    await two_clicks(bob, "e8", "f7", targets=9)
+    await two_clicks(bob, "spacewar-ha", "e8", "f7", targets=9)
     await choose(bob, ["Ke8+f7(h1)", "Ke8+f7(h2)", "Ke8+f7(h3)"], "Ke8+f7(h2)")
     for page in (ann, bob):
         await label(page, "f7", "Black Defender, Health 8, Ammo 6")
@@ -189,7 +160,7 @@ EMPTY = "w 5 0 - Wd2:36/72,Bd7:36/72 -"
 
 
 async def test_two_passes_without_pieces_draw(browser: Browser, gateway: str) -> None:
-    ann, bob = await meet(browser, gateway, ("AnnHaP", "BobHaP"), position=EMPTY)
+    ann, bob = await meet(browser, gateway, "spacewar-ha", ("AnnHaP", "BobHaP"), position=EMPTY)
     # HA-4.2, HA-5.70, HA-8.5: no piece, no action: pass is White's one action, a button
     await expect(ann.get_by_text("Your move.")).to_be_visible(timeout=SLOW)
     await expect(ann.locator(".ha-actions button[data-action]")).to_have_count(1)

@@ -1,17 +1,14 @@
 """Spacewar through the services: random bots queue in matchmaking, are seated, play to the end
 (bounded by `turn_limit`, SW-8.4), and the audit decides every action again."""
 
-import asyncio
-
 import pytest
 
 from contracts.events import GameEnded
 from contracts.spacewar import ActionPlayed, StepBegan
 from domain.audit import audit
-from services.client.bot import play_seat
 from services.client.client import Client
-from services.runtime.codec import decode_log
 from services.runtime.eventstore import EventStore
+from tests.conftest import bot_game
 
 
 @pytest.mark.parametrize("variant", ["turn_limit=2", "turn_limit=2+missile_step=1+range_tp=2"])
@@ -19,16 +16,7 @@ async def test_bot_games_end_and_pass_the_audit(
     client: Client, store: EventStore, variant: str
 ) -> None:
     """SW-4.1, SW-8.4: two bots play a whole game; every action is audited."""
-    tickets = await asyncio.gather(
-        *(client.find_match("spacewar", variant, player=f"p{i}") for i in range(2))
-    )
-    game_id = tickets[0].game_id
-    results = await asyncio.gather(
-        *(play_seat(client, t.game_id, t.seat, t.token, seed=t.seat + 5) for t in tickets)
-    )
-    assert len({r.outcome for r in results}) == 1
-    stored = await store.read_all(game_id)
-    _, events = decode_log(stored)
+    stored, events = await bot_game(client, store, "spacewar", variant, seed=5)
     assert any(isinstance(e, ActionPlayed) for e in events)
     assert any(isinstance(e, StepBegan) for e in events)  # SW-R53: the engine's own steps
     assert any(isinstance(e, GameEnded) for e in events)

@@ -1,17 +1,14 @@
 """Spacewar Health/Ammo through the services: random bots queue in matchmaking, are seated,
 play to the end, and the audit decides every action again (HA-8)."""
 
-import asyncio
-
 import pytest
 
 from contracts.events import GameEnded
 from contracts.spacewar_ha import ActionPlayed
 from domain.audit import audit
-from services.client.bot import play_seat
 from services.client.client import Client
-from services.runtime.codec import decode_log
 from services.runtime.eventstore import EventStore
+from tests.conftest import bot_game
 
 
 @pytest.mark.parametrize(
@@ -23,16 +20,7 @@ async def test_bot_games_end_and_pass_the_audit(
     client: Client, store: EventStore, variant: str
 ) -> None:
     """HA-4.1, HA-8.1, HA-8.4: two bots play a whole game; every action is audited."""
-    tickets = await asyncio.gather(
-        *(client.find_match("spacewar-ha", variant, player=f"p{i}") for i in range(2))
-    )
-    game_id = tickets[0].game_id
-    results = await asyncio.gather(
-        *(play_seat(client, t.game_id, t.seat, t.token, seed=t.seat + 3) for t in tickets)
-    )
-    assert len({r.outcome for r in results}) == 1
-    stored = await store.read_all(game_id)
-    _, events = decode_log(stored)
+    stored, events = await bot_game(client, store, "spacewar-ha", variant, seed=3)
     assert any(isinstance(e, ActionPlayed) for e in events)
     assert any(isinstance(e, GameEnded) for e in events), [type(e).__name__ for e in events[-3:]]
     report = audit(stored)

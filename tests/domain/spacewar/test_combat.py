@@ -184,10 +184,20 @@ def test_hits_last_the_half_turn_with_half_turn_reset() -> None:
 
 def test_auto_pass_records_forced_passes() -> None:
     # SW-4.5, SW-R53: the engine passes for a player whose only legal action is a pass
-    state = combat("De5", "Ng6")
-    state, events = act(state, "B e5>g6")
-    assert any(type(e).__name__ == "AutoPassed" for e in events) or state.actor == 1
-    assert "pass" in legal(state) or state.phase != 4
+    # Black's Gunboat takes no part (SW-5.40): Black can only pass, and so can White once its
+    # Tractor has fired; two passes end the phase, and the engine records it all.
+    state, events = act(combat("De5", "Rg6"), "B e5>g6")
+    assert [(type(e).__name__, getattr(e, "seat", None)) for e in events] == [
+        ("ActionPlayed", 0),
+        ("AutoPassed", 1),
+        ("AutoPassed", 0),
+        ("StepBegan", None),
+    ]
+    assert (state.phase, state.step, state.actor) == (5, "move", 1)
+    # with auto_pass off the engine asks instead (SW-0.3)
+    state, events = act(combat("De5", "Rg6", variant="auto_pass=false"), "B e5>g6")
+    assert len(events) == 1
+    assert (state.actor, legal(state)) == (1, {"pass"})
 
 
 def test_motherships_and_gunboats_take_no_part() -> None:

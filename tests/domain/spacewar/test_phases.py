@@ -109,6 +109,22 @@ def test_no_other_ending() -> None:
     assert state.outcome is None
 
 
+def test_steps_that_only_go_round_end_as_a_dead_position() -> None:
+    """Once no player can ever act again, the engine's own steps (SW-R53) would go round for
+    ever: the game is drawn instead (a decision: docs/rules/spacewar.md, SW-8). Here Black's
+    Pressor pushes White's last generator off the board; nothing can move, fire or launch."""
+    # SW-R53, SW-8.5
+    state = new("t=1 p=4 s=combat a=w passes=0 moved=- hit=1 W=Ka1,Pa2,Pb1,Pb2,Da10 "
+                "B=Kp12,Po12,Po11,Pp11,Ea12,Pb11 hits=- window=- pending=0,0")  # fmt: skip
+    state = play(state, "pass")
+    assert state.outcome is None
+    state, events = act(state, "F a12>a10>off", seat=1)
+    assert state.outcome
+    assert (state.outcome.result, state.outcome.reason) == ("1/2-1/2", "dead position")
+    assert isinstance(events[-1], GameEnded)
+    assert any(isinstance(e, StepBegan) for e in events)  # the steps it took are recorded
+
+
 def test_no_hidden_information() -> None:
     # SW-7.1: everyone sees everything
     from domain.spacewar import SPACEWAR

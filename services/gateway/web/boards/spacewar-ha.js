@@ -12,7 +12,7 @@
 // squares (fire amounts, pull or push, a crash or a force, repair amounts) the page lists them
 // to choose from. Every legal action is also a button under the board, grouped by kind
 // (releases and pass among them). The text sent is always one of ctx.legal, unchanged.
-import { pressable, svg } from "./common.js";
+import { actionButtons, choiceClicks, edgeLabels, roving, svg } from "./common.js";
 
 const FILES = "abcdefghijklmnop";
 const CELL = 56;
@@ -211,24 +211,19 @@ export function render(root, ctx) {
     el.append(svg("line", { x1: a + (c - a) * k, y1: b + (d - b) * k, x2: c - (c - a) * k,
                             y2: d - (d - b) * k, class: "hold-line" }));
   }
-  for (let i = 1; i <= W; i++) { // file letters above and below, rank numbers both sides
-    const [x] = xy(i, 1);
-    for (const y of [MARGIN - 7, HEIGHT - 7]) {
-      el.append(svg("text", { x: x + CELL / 2, y, class: "label" }, FILES[i - 1]));
-    }
-  }
-  for (let r = 1; r <= H; r++) {
-    const [, y] = xy(1, r);
-    for (const x of [MARGIN / 2, WIDTH - MARGIN / 2]) {
-      el.append(svg("text", { x, y: y + CELL / 2 + 4, class: "label" }, String(r)));
-    }
-  }
+  edgeLabels(el, xy, FILES.slice(0, W), H, CELL, MARGIN, [WIDTH, HEIGHT]);
 
   const parsed = legal.map((text) => [text, classify(text)]);
   const choice = document.createElement("div");
   choice.className = "ha-choice";
-  root.replaceChildren(status(view, board, ctx), el, choice, actionList(parsed, act), legend());
-  if (act) clicks(root, cells, parsed, act, choice);
+  root.replaceChildren(status(view, board, ctx), el, choice,
+                       actionButtons("ha", GROUPS, FOLDED, parsed, act, describe), legend());
+  // Clicks over the legal actions: a first click on a square that starts some two-square action
+  // picks it (its second squares light up), a click on a lit square acts (the picked square
+  // itself is lit when it is its own target: a self-repair). Several actions for one pair: the
+  // chooser under the board lists them; Escape drops the pick or closes the chooser. The picked
+  // square outlives a redraw.
+  if (act) choiceClicks(root, cells, parsed, act, choice, describe, { escape: true });
   roving(root, cells, focused, W);
 }
 
@@ -262,35 +257,6 @@ function status(view, board, ctx) {
   return box;
 }
 
-/** Every legal action as a button, grouped by kind (the long lists folded: the board takes
- * them by two clicks). */
-function actionList(parsed, act) {
-  const box = document.createElement("div");
-  box.className = "ha-actions";
-  if (!act || !parsed.length) return box;
-  for (const [kind, heading] of GROUPS) {
-    const items = parsed.filter(([, c]) => c.kind === kind);
-    if (!items.length) continue;
-    const folded = FOLDED.has(kind);
-    const group = document.createElement(folded ? "details" : "div");
-    group.className = `ha-group ha-${kind}`;
-    const head = document.createElement(folded ? "summary" : "h3");
-    head.textContent = `${heading} (${items.length})`;
-    group.append(head);
-    for (const [text, c] of items) {
-      const b = document.createElement("button");
-      b.type = "button";
-      b.dataset.action = text;
-      b.title = describe(text, c);
-      b.textContent = text;
-      b.addEventListener("click", () => act(text));
-      group.append(b, " ");
-    }
-    box.append(group);
-  }
-  return box;
-}
-
 function legend() {
   const box = document.createElement("div");
   box.className = "ha-legend";
@@ -305,113 +271,4 @@ function legend() {
     + "repair itself), Escape to drop it.";
   box.append(p);
   return box;
-}
-
-/**
- * Clicks on the board, over the legal actions: a first click on a square that starts some
- * two-square action picks it (its second squares light up), a click on a lit square acts (the
- * picked square itself is lit when it is its own target: a self-repair). Several actions for
- * one pair: the chooser under the board lists them. The picked square outlives a redraw.
- */
-function clicks(root, cells, parsed, act, choice) {
-  const pairs = parsed.filter(([, c]) => c.from && c.to && cells.has(c.from) && cells.has(c.to));
-  const starts = new Set(pairs.map(([, c]) => c.from));
-  let from = starts.has(root.dataset.from) ? root.dataset.from : null;
-  const pick = (cell) => {
-    from = cell;
-    if (cell === null) delete root.dataset.from;
-    else root.dataset.from = cell;
-  };
-  const paint = () => {
-    for (const [name, el] of cells) {
-      el.classList.toggle("movable", from === null && starts.has(name));
-      el.classList.toggle("selected", name === from);
-      el.classList.toggle("target", from !== null
-        && pairs.some(([, c]) => c.from === from && c.to === name));
-    }
-  };
-  const send = (text) => {
-    choice.replaceChildren();
-    act(text);
-  };
-  const choose = (options) => {
-    if (options.length === 1) {
-      send(options[0][0]);
-      return;
-    }
-    const head = document.createElement("p");
-    head.textContent = `${options.length} actions here: choose one.`;
-    const buttons = options.map(([text, c]) => {
-      const b = document.createElement("button");
-      b.type = "button";
-      b.dataset.action = text;
-      b.textContent = `${text} — ${describe(text, c)}`;
-      b.addEventListener("click", () => send(text));
-      return b;
-    });
-    const cancel = document.createElement("button");
-    cancel.type = "button";
-    cancel.textContent = "Cancel";
-    cancel.addEventListener("click", () => choice.replaceChildren());
-    choice.setAttribute("role", "group");
-    choice.setAttribute("aria-label", "Choose the action");
-    choice.replaceChildren(head, ...buttons.flatMap((b) => [b, " "]), cancel);
-    choice.addEventListener("keydown", (e) => {
-      if (e.key === "Escape") choice.replaceChildren();
-    });
-    buttons[0].focus();
-  };
-  const click = (name) => {
-    if (from !== null) {
-      const options = pairs.filter(([, c]) => c.from === from && c.to === name);
-      if (options.length) {
-        pick(null);
-        paint();
-        choose(options);
-        return;
-      }
-    }
-    choice.replaceChildren();
-    pick(starts.has(name) && name !== from ? name : null);
-    paint();
-  };
-  for (const [name, el] of cells) {
-    pressable(el, () => click(name));
-    el.addEventListener("keydown", (e) => {
-      if (e.key !== "Escape" || from === null) return;
-      pick(null);
-      paint();
-    });
-  }
-  paint();
-}
-
-/** One tab stop for the board (the square focused last, else the selected or first movable
- * one); the arrow keys move between squares as they lie on the screen. */
-function roving(root, cells, focused, width) {
-  const names = [...cells.keys()]; // screen order: top row first, left to right
-  const first = () => names.find((n) => cells.get(n).classList.contains("selected"))
-    ?? names.find((n) => cells.get(n).classList.contains("movable"));
-  const current = [focused, root.dataset.focus].find((n) => n && cells.has(n)) ?? first()
-    ?? names[0];
-  const set = (name) => {
-    root.dataset.focus = name;
-    for (const [n, el] of cells) el.setAttribute("tabindex", n === name ? "0" : "-1");
-  };
-  set(current);
-  const moves = { ArrowLeft: -1, ArrowRight: 1, ArrowUp: -width, ArrowDown: width };
-  names.forEach((name, i) => {
-    const el = cells.get(name);
-    el.addEventListener("focus", () => set(name));
-    el.addEventListener("keydown", (e) => {
-      const d = moves[e.key];
-      if (d === undefined) return;
-      const j = i + d;
-      const sameRow = Math.abs(d) !== 1 || Math.floor(j / width) === Math.floor(i / width);
-      if (j < 0 || j >= names.length || !sameRow) return;
-      e.preventDefault();
-      cells.get(names[j]).focus();
-    });
-  });
-  if (focused && cells.has(focused)) cells.get(focused).focus({ preventScroll: true });
 }

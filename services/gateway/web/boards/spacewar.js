@@ -13,7 +13,7 @@
 // Mothership's paths, anchors, field destinations, which Mothership and Gunboat launch) the
 // page lists them to choose from. Every legal action is also a button under the board, grouped
 // by kind. The text sent is always one of ctx.legal, unchanged.
-import { pressable, svg } from "./common.js";
+import { actionButtons, choiceClicks, edgeLabels, roving, svg } from "./common.js";
 
 const FILES = "abcdefghijklmnop";
 const RANKS = 12;
@@ -97,6 +97,7 @@ const GROUPS = [["move", "Ship moves"], ["end", "End of movement"], ["beam", "Be
                 ["counter", "Counter beams"], ["field", "Field attacks"],
                 ["response", "Field responses"], ["launch", "Launches"],
                 ["place", "Replacements"], ["pass", "Pass"], ["other", "Other"]];
+const FOLDED = new Set(["move"]); // the ship moves: the board takes them by two clicks
 
 /** A ship's or missile's shape centred on (x, y): Mothership a hexagon, Tractor a circle,
  * Pressor a diamond, Immobilizer an octagon, Gunboat a triangle pointing forward, missile a
@@ -232,26 +233,20 @@ export function render(root, ctx) {
       cells.set(name, g);
     }
   }
-  for (let i = 1; i <= 16; i++) { // file letters above and below, rank numbers both sides
-    const [x] = xy(i, 1);
-    for (const y of [MARGIN - 7, HEIGHT - 7]) {
-      el.append(svg("text", { x: x + CELL / 2, y, class: "label" }, FILES[i - 1]));
-    }
-  }
-  for (let r = 1; r <= RANKS; r++) {
-    const [, y] = xy(1, r);
-    for (const x of [MARGIN / 2, WIDTH - MARGIN / 2]) {
-      el.append(svg("text", { x, y: y + CELL / 2 + 4, class: "label" }, String(r)));
-    }
-  }
+  edgeLabels(el, xy, FILES, RANKS, CELL, MARGIN, [WIDTH, HEIGHT]);
 
   const parsed = legal.map((text) => [text, classify(text, board)]);
   const choice = document.createElement("div");
   choice.className = "sw-choice";
-  root.replaceChildren(status(view, board, ctx), el, choice, actionList(parsed, act),
+  root.replaceChildren(status(view, board, ctx), el, choice,
+                       actionButtons("sw", GROUPS, FOLDED, parsed, act, describe),
                        legend(root, ctx, show));
-  if (act) clicks(root, cells, parsed, act, choice);
-  roving(root, cells, focused);
+  // Clicks over the legal actions: a first click on a square that starts some two-square
+  // action picks it (its second squares light up), a click on a lit square acts; a square with
+  // one-click actions (a replacement) acts at once. Several actions for one click: the chooser
+  // under the board lists them. The picked square outlives a redraw.
+  if (act) choiceClicks(root, cells, parsed, act, choice, describe);
+  roving(root, cells, focused, 16);
 }
 
 function pieceWords(p) {
@@ -315,34 +310,6 @@ function status(view, board, ctx) {
   return box;
 }
 
-/** Every legal action as a button, grouped by kind (the ship moves folded: the board takes
- * them by two clicks). */
-function actionList(parsed, act) {
-  const box = document.createElement("div");
-  box.className = "sw-actions";
-  if (!act || !parsed.length) return box;
-  for (const [kind, heading] of GROUPS) {
-    const items = parsed.filter(([, c]) => c.kind === kind);
-    if (!items.length) continue;
-    const group = document.createElement(kind === "move" ? "details" : "div");
-    group.className = `sw-group sw-${kind}`;
-    const head = document.createElement(kind === "move" ? "summary" : "h3");
-    head.textContent = `${heading} (${items.length})`;
-    group.append(head);
-    for (const [text, c] of items) {
-      const b = document.createElement("button");
-      b.type = "button";
-      b.dataset.action = text;
-      b.title = describe(text, c);
-      b.textContent = text;
-      b.addEventListener("click", () => act(text));
-      group.append(b, " ");
-    }
-    box.append(group);
-  }
-  return box;
-}
-
 function legend(root, ctx, show) {
   const box = document.createElement("div");
   box.className = "sw-legend";
@@ -374,111 +341,4 @@ function legend(root, ctx, show) {
   }
   box.append(toggles, p);
   return box;
-}
-
-/**
- * Clicks on the board, over the legal actions: a first click on a square that starts some
- * two-square action picks it (its second squares light up), a click on a lit square acts; a
- * square with one-click actions (a replacement) acts at once. Several actions for one click:
- * the chooser under the board lists them. The picked square outlives a redraw.
- */
-function clicks(root, cells, parsed, act, choice) {
-  const pairs = parsed.filter(([, c]) => c.from && c.to && cells.has(c.from) && cells.has(c.to));
-  const singles = parsed.filter(([, c]) => c.at && cells.has(c.at));
-  const starts = new Set(pairs.map(([, c]) => c.from));
-  const ones = new Set(singles.map(([, c]) => c.at));
-  let from = starts.has(root.dataset.from) ? root.dataset.from : null;
-  const pick = (cell) => {
-    from = cell;
-    if (cell === null) delete root.dataset.from;
-    else root.dataset.from = cell;
-  };
-  const paint = () => {
-    for (const [name, el] of cells) {
-      el.classList.toggle("movable", from === null && (starts.has(name) || ones.has(name)));
-      el.classList.toggle("selected", name === from);
-      el.classList.toggle("target", from !== null
-        && pairs.some(([, c]) => c.from === from && c.to === name));
-    }
-  };
-  const choose = (options) => {
-    if (options.length === 1) {
-      choice.replaceChildren();
-      act(options[0][0]);
-      return;
-    }
-    const head = document.createElement("p");
-    head.textContent = `${options.length} actions here: choose one.`;
-    const buttons = options.map(([text, c]) => {
-      const b = document.createElement("button");
-      b.type = "button";
-      b.dataset.action = text;
-      b.textContent = `${text} — ${describe(text, c)}`;
-      b.addEventListener("click", () => {
-        choice.replaceChildren();
-        act(text);
-      });
-      return b;
-    });
-    const cancel = document.createElement("button");
-    cancel.type = "button";
-    cancel.textContent = "Cancel";
-    cancel.addEventListener("click", () => choice.replaceChildren());
-    choice.setAttribute("role", "group");
-    choice.setAttribute("aria-label", "Choose the action");
-    choice.replaceChildren(head, ...buttons.flatMap((b) => [b, " "]), cancel);
-    buttons[0].focus();
-  };
-  const click = (name) => {
-    if (from !== null) {
-      const options = pairs.filter(([, c]) => c.from === from && c.to === name);
-      if (options.length) {
-        pick(null);
-        paint();
-        choose(options);
-        return;
-      }
-    }
-    if (!starts.has(name) && ones.has(name)) {
-      pick(null);
-      paint();
-      choose(singles.filter(([, c]) => c.at === name));
-      return;
-    }
-    choice.replaceChildren();
-    pick(starts.has(name) && name !== from ? name : null);
-    paint();
-  };
-  for (const [name, el] of cells) pressable(el, () => click(name));
-  paint();
-}
-
-/** One tab stop for the board (the square focused last, else the selected or first movable
- * one); the arrow keys move between squares as they lie on the screen. */
-function roving(root, cells, focused) {
-  const names = [...cells.keys()]; // screen order: top row first, left to right
-  const first = () => names.find((n) => cells.get(n).classList.contains("selected"))
-    ?? names.find((n) => cells.get(n).classList.contains("movable"));
-  const current = [focused, root.dataset.focus].find((n) => n && cells.has(n)) ?? first()
-    ?? names[0];
-  const set = (name) => {
-    root.dataset.focus = name;
-    for (const [n, el] of cells) el.setAttribute("tabindex", n === name ? "0" : "-1");
-  };
-  set(current);
-  const moves = { ArrowLeft: -1, ArrowRight: 1, ArrowUp: -16, ArrowDown: 16 };
-  names.forEach((name, i) => {
-    const el = cells.get(name);
-    el.addEventListener("focus", () => set(name));
-    el.addEventListener("keydown", (e) => {
-      const d = moves[e.key];
-      if (d === undefined) return;
-      const j = i + d;
-      const sameRow = Math.abs(d) !== 1 || Math.floor(j / 16) === Math.floor(i / 16);
-      if (j < 0 || j >= names.length || !sameRow) return;
-      e.preventDefault();
-      cells.get(names[j]).focus();
-    });
-  });
-  if (focused && cells.has(focused)) cells.get(focused).focus({ preventScroll: true });
 }
