@@ -2,7 +2,7 @@
 
 from typing import Any
 
-from domain.spacewar import State
+from domain.spacewar import SPACEWAR, State
 from domain.spacewar.combat import field_destinations
 from tests.domain.spacewar.helpers import act, at, legal, piece, play, refuse, sq
 
@@ -231,3 +231,52 @@ def test_an_unprotected_piece_is_moved_one_square() -> None:
     state = play(state, "F e5>g6>f5", "pass")
     assert piece(state, "f5")
     assert state.window is None
+
+
+def test_a_destroying_beam_takes_a_hit_id() -> None:
+    # SW-R47, SW-5.41: after h1-h3 the destroying beam takes h4; the next id is 5
+    state = combat("De5,Dd4,Df4,Ee4", "Rg6,Ng8", variant="auto_pass=false")
+    state = play(state, "B e5>g6", "pass", "B d4>g6", "pass", "B f4>g6", "pass")
+    assert [(h.id, h.kind) for h in state.hits] == [(1, "D"), (2, "D"), (3, "D")]
+    assert state.next_hit == 4
+    state, _ = act(state, "B e4>g6")
+    assert piece(state, "g6") is None
+    assert state.hits == ()
+    assert state.next_hit == 5
+    assert "hit=5" in SPACEWAR.position(state).split()
+
+
+def test_push_off_the_board_beside_an_on_board_farther_square() -> None:
+    # SW-R48, SW-5.44, SW-R24: some farther squares are off the board: `off` is one action
+    state = combat("Eb6", "Ra5,Ng9")
+    assert {m for m in legal(state) if m.startswith("F b6>a5")} == {
+        "F b6>a5>a4",
+        "F b6>a5>off",
+    }
+    # SW-R25: with the on-board farther square occupied only `off` remains
+    occupied = combat("Eb6", "Ra5,Ra4,Ng9")
+    assert {m for m in legal(occupied) if m.startswith("F b6>a5")} == {"F b6>a5>off"}
+    assert refuse(occupied, "F b6>a5>a4").clause == "SW-R25"
+    state, _ = act(occupied, "F b6>a5>off")
+    assert piece(state, "a5") is None
+
+
+def test_a_pull_never_goes_off_the_board() -> None:
+    # SW-R25, SW-R48, SW-5.44: `off` is for pushes only
+    state = combat("Db6", "Ra5,Ng9")
+    assert {m for m in legal(state) if m.startswith("F b6>a5")} == {"F b6>a5>a6", "F b6>a5>b5"}
+    assert refuse(state, "F b6>a5>off").clause == "SW-R25"
+    edge = combat("Dc5", "Ra5,Ng9")
+    assert not any(m.endswith(">off") for m in legal(edge))
+    assert refuse(edge, "F c5>a5>off").clause == "SW-R25"
+
+
+def test_an_older_hit_can_still_be_countered() -> None:
+    # SW-R55, SW-5.42: any standing hit on the player's pieces, at any of its actions
+    state = combat("Ee5,Dc3", "Ng6,Ng7,Nf7", a="b", variant="auto_pass=false")
+    state = play(state, "B g6>e5", "pass", "B g7>e5", "pass", "B f7>e5")
+    assert [h.id for h in state.hits] == [1, 2, 3]
+    assert "C c3:h1" in legal(state)
+    state, _ = act(state, "C c3:h1")
+    assert [(h.id, h.cancelled) for h in state.hits] == [(1, True), (2, False), (3, False)]
+    assert piece(state, "e5")

@@ -101,3 +101,39 @@ def test_fields_do_not_restrict_force_combat_or_placement() -> None:
     assert piece(state, "c3")
     capture = at("Kd4,Ko2", BK + ",Rd5,Nd7")
     assert "Kd4xd5=d6" in legal(capture)
+
+
+def test_anchors_are_named_only_with_a_ship_move() -> None:
+    # SW-R44, SW-5.33: never with END
+    state = at(WK + ",Ne5", BK + ",Re9,Nc9", p=5, a="b")
+    state, _ = act(state, "Re9-e7")
+    rejection = refuse(state, "END;A:c9")
+    assert rejection.code.value == "action/malformed"
+    assert rejection.clause == "SW-1.5"
+
+
+def test_a_move_may_name_more_anchors_than_it_needs() -> None:
+    # SW-R44, SW-5.33: any set of eligible new anchors, needed or not
+    state = at(WK + ",Dc5", BK)
+    state, _ = act(state, "Kb2-b3;A:c5")
+    assert piece(state, "b3")
+    assert piece(state, "c5").anchored  # type: ignore[union-attr]
+    # one Immobilizer field needs only the anchor at c9; g9 is accepted as well
+    state = at(WK + ",Ne5", BK + ",Re9,Nc9,Eg9", p=5, a="b")
+    state, _ = act(state, "Re9-e6;A:c9,g9")
+    assert piece(state, "e6")
+    assert piece(state, "c9").anchored  # type: ignore[union-attr]
+    assert piece(state, "g9").anchored  # type: ignore[union-attr]
+
+
+def test_a_ship_captured_by_the_move_is_not_its_anchor() -> None:
+    # SW-R44, SW-5.33, SW-5.21: the captured ship cannot anchor the move that captures it
+    state = at("Kd4,Ko2", BK + ",Rd5,Nd7")
+    assert refuse(state, "Kd4xd5=d6;A:d5").clause == "SW-5.33"
+    tractor = at("Kd4,Ko2", BK + ",Dd5")
+    assert refuse(tractor, "Kd4xd5=d6;A:d5").clause == "SW-5.33"
+    assert refuse(tractor, "Kd4xd5=d6;A:d6").clause == "SW-5.33"
+    tractor, _ = act(tractor, "Kd4xd5=d6")
+    captured = piece(tractor, "d6")
+    assert captured
+    assert (captured.owner, captured.kind, captured.anchored) == (0, "D", False)

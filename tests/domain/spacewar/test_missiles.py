@@ -213,3 +213,40 @@ def test_missile_rules_are_the_ruling_s() -> None:
     state = play(state, "P@c12")
     assert state.phase == 5
     assert piece(state, "c12")
+
+
+def test_clearness_after_the_sub_step_generator_destroyed() -> None:
+    # SW-R50, SW-5.65(6): the Tractor at h6 is destroyed in sub-step 1 (rammed by the missile
+    # from h5), so e4 is clear after that sub-step and the missile from e3 goes on to e5
+    state = launch_step("Pe3f,Ph5f", "Dh6")
+    state = play(state, "pass", "pass")
+    assert piece(state, "h6") is None
+    assert piece(state, "e4") is None
+    assert piece(state, "e5")
+
+
+def test_clearness_after_the_sub_step_neutralizer_destroyed() -> None:
+    # SW-R50, SW-5.65(6), SW-R19: the friendly Pressor at c4 is destroyed in sub-step 1 by the
+    # Black missile from c5, so e4 is no longer cleared of the Tractor's field: the missile stops
+    state = launch_step("Pe3f,Ec4", "Dh6,Pc5f")
+    state = play(state, "pass", "pass")
+    assert piece(state, "c4") is None
+    assert piece(state, "e4")
+    assert piece(state, "e5") is None
+
+
+def test_three_way_collision_white_missile_and_ship_with_black_missile() -> None:
+    # SW-R52, SW-5.75(b), SW-R33: White's missile meets a friendly ship, not replaced; Black's
+    # missile meets only enemy pieces, replaced
+    state = launch_step("Pe5f,Re6", "Pe7f")
+    state = play(state, "pass", "pass")
+    assert piece(state, "e6") is None
+    assert state.pending == (0, 1)
+
+
+def test_three_way_collision_black_ship_and_missile_with_white_missile() -> None:
+    # SW-R52, SW-5.75(b), SW-R33: the reverse ownership
+    state = launch_step("Pe5f", "Pe7f,Re6")
+    state = play(state, "pass", "pass")
+    assert piece(state, "e6") is None
+    assert state.pending == (1, 0)
