@@ -8,6 +8,7 @@ Rate limits count fixed windows in the store, so every gateway replica shares th
 """
 
 import asyncio
+import functools
 import hashlib
 import re
 import secrets
@@ -102,11 +103,15 @@ def _hashed(password: str) -> str:
     return kdf.derive_phc_encoded(password.encode())
 
 
+@functools.cache
+def _unknown() -> str:
+    """Checked when the name is unknown, so the time taken does not say which names exist
+    (made on the first such sign-in, not when the gateway starts)."""
+    return _hashed("-")
+
+
 class Accounts:
     """Named accounts with passwords; a name is one account, whatever its case."""
-
-    # Checked when the name is unknown too, so the time taken does not say which names exist.
-    UNKNOWN: Final = _hashed("-")
 
     def __init__(self, redis: "aioredis.Redis") -> None:
         self.redis = redis
@@ -133,8 +138,10 @@ class Accounts:
     async def sign_in(self, name: str, password: str) -> Player:
         key = keys.account_key(name.casefold())
         found = await self.redis.hmget(key, ["player", "name", "hash"])
-        phc = text(found[2]) if found[2] is not None else self.UNKNOWN
-        if not await self._run(lambda: _matches(password, phc)) or found[2] is None:
+        phc = text(found[2]) if found[2] is not None else ""
+        if (len(password) not in PASSWORD_CHARS
+                or not await self._run(lambda: _matches(password, phc or _unknown()))
+                or not phc):  # fmt: skip
             raise refuse(ErrorCode.SIGN_IN, "wrong name or password")
         return Player(text(found[0]), text(found[1]), True)
 
