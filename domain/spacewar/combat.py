@@ -201,10 +201,10 @@ def apply_response(state: State, response: FieldResponse) -> State:
     window = state.window
     assert window is not None
     ship = state.board[response.ship]
-    piece = state.board[window.now]
     assert ship is not None
-    assert piece is not None
     board = put(state.board, {response.ship: ship._replace(small=True)})
+    piece = board[window.now]  # read after the flip: the moved piece may be the responder
+    assert piece is not None
     board = put(board, {window.now: None, window.origin: piece})
     hits = moved_hits(state.hits, set(), {window.now: window.origin})
     return state._replace(board=board, hits=hits)

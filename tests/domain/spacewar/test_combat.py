@@ -112,6 +112,26 @@ def test_field_response_rules() -> None:
     assert refuse(state, "FR k12").clause == "SW-5.45"
 
 
+def test_a_ship_answering_the_attack_on_itself_turns_small() -> None:
+    """The moved piece may be the one that answers (SW-5.45 excludes nothing); like every
+    responder it is then small side up (SW-4.2) and has no power left this phase."""
+    # SW-5.45, SW-4.2, SW-R14
+    manual = "auto_pass=false"  # the phase stays open to be looked at
+    pulled = at("Ka1,Ee5", "Kp12,Dh5", manual, p=2, s="combat", a="b")
+    pulled = play(pulled, "F h5>e5>f5", "FR f5")
+    moved_back = piece(pulled, "e5")
+    assert moved_back is not None
+    assert (moved_back.kind, moved_back.small) == ("E", True)
+    assert piece(pulled, "f5") is None
+    assert not any(a.startswith(("B e5>", "F e5>")) for a in legal(pulled))
+    pushed = at("Ka1,De5", "Kp12,Eh8", manual, p=2, s="combat", a="b")
+    pushed = play(pushed, "F h8>e5>d4", "FR d4")
+    moved_back = piece(pushed, "e5")
+    assert moved_back is not None
+    assert (moved_back.kind, moved_back.small) == ("D", True)
+    assert not any(a.startswith(("B e5>", "F e5>")) for a in legal(pushed))
+
+
 def test_push_off_the_board_destroys() -> None:
     # SW-R48, SW-5.44: a push off the board destroys the piece; a missile so removed is replaced
     state = combat("Eb5,Ed10", "Ra5,Pc12f,Ng11", variant="auto_pass=false")
