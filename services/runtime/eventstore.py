@@ -41,6 +41,21 @@ def connect(url: str, max_connections: int = 64) -> "aioredis.Redis":
     return aioredis.Redis.from_pool(pool)  # owns the pool: aclose() closes its connections
 
 
+async def wait_ready(redis: "aioredis.Redis", timeout: float = 300.0) -> None:
+    """Until the store answers: a restarted Valkey refuses commands while it loads its data
+    (BusyLoadingError, a ConnectionError), and a service started beside it must wait, not die."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while True:
+        try:
+            await redis.ping()
+            return
+        except UNKNOWN_OUTCOME:
+            if loop.time() > deadline:
+                raise
+            await asyncio.sleep(0.2)  # poll interval while the store loads or starts
+
+
 @dataclass(frozen=True, slots=True)
 class Appended:
     first_version: int

@@ -193,6 +193,7 @@ async def serve(
     redis = eventstore.connect(settings.redis_url)
     app: ServiceApp | None = None
     try:
+        await eventstore.wait_ready(redis)
         app = await build(nc, redis, settings)
         await app.start()
         if ready is not None:
