@@ -224,7 +224,7 @@ class Spacewar:
         game (SW-4.6, SW-8). Steps that come back to a position they passed through (the turn
         number aside) with no decision on the way can only go round for ever: nobody can act
         again, and the game is drawn as a dead position (docs/rules/spacewar.md, SW-8)."""
-        passed: set[str] = set()
+        passed: set[State] = set()
         while True:
             if state.outcome is None:
                 over = end_of_game(state)
@@ -246,7 +246,7 @@ class Spacewar:
             elif auto.to is None:
                 event = ended(draw("turn limit"))
             else:
-                seen = format_position(state).partition(" ")[2]  # without `t=N`
+                seen = state._replace(turn=0)  # the turn number aside
                 if seen in passed:
                     event = ended(draw("dead position"))
                     events.append(event)
