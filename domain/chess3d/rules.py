@@ -131,13 +131,17 @@ class Chess3D:
 
     def create(self, variant: str, position: str = "") -> GameCreated:
         config = parse_variant(variant)
-        if position:
-            _parse_position(position, config)
+        if position and _already_over(config, _parse_position(position, config)):
+            raise VariantError(ErrorCode.BAD_POSITION, "the side to move has no legal move: the "
+                               "game is already over (C3-7.1, C3-7.2)")  # fmt: skip
         return GameCreated(ruleset=self.name, variant=config.variant, seats=2, position=position)
 
     def start(self, created: GameCreated) -> State:
+        """The first state; a position whose game is over (a mate or stalemate, which `create`
+        refuses for a new game) is loaded with its outcome, as a chess tool loads one."""
         config = parse_variant(created.variant)
-        return State(config, _parse_position(created.position or STARTING_FEN, config))
+        pos = _parse_position(created.position or STARTING_FEN, config)
+        return State(config, pos, outcome=_already_over(config, pos))
 
     def to_act(self, state: State) -> frozenset[int]:
         return frozenset() if state.outcome else frozenset((state.pos.turn,))
@@ -278,6 +282,16 @@ _CACHED_TEXT: Final = 24
 _parse_action_cached: Final = lru_cache(maxsize=8192)(_parse_action)
 
 
+def _already_over(config: Config, pos: Position) -> Outcome | None:
+    """C3-7.1, C3-7.2: the side to move is mated or stalemated. The other ends of C3-4.4 are
+    judged after a move, as the engine does (a dead position still lists its moves)."""
+    side = pos.turn
+    if has_legal_move(pos.board, side, pos.ep, pos.double, pos.kings[side], pos.check,
+                      config.q26):  # fmt: skip
+        return None
+    return win(side ^ 1, "checkmate") if pos.check else draw("stalemate")
+
+
 def _parse_position(text: str, config: Config) -> Position:
     try:
         return parse_fen(text, config.q26)
@@ -405,12 +419,10 @@ def _explain_castling(state: State, fr: int, to: int) -> tuple[str, str]:
 
 def game_end(config: Config, pos: Position) -> Outcome | None:
     """The first end condition of C3-4.4 that holds after the move that produced `pos`."""
-    side = pos.turn
-    mover = side ^ 1
-    b = pos.board
-    if not has_legal_move(b, side, pos.ep, pos.double, pos.kings[side], pos.check, config.q26):
-        return win(mover, "checkmate") if pos.check else draw("stalemate")  # C3-7.1, C3-7.2
-    material = material_draw(b, config.depleted_equal_draw)  # C3-7.3, C3-7.4
+    mated = _already_over(config, pos)  # C3-7.1, C3-7.2
+    if mated:
+        return mated
+    material = material_draw(pos.board, config.depleted_equal_draw)  # C3-7.3, C3-7.4
     if material:
         return draw(material)
     history = pos.history

@@ -140,7 +140,7 @@ class Cyvasse:
         config = parse_variant(variant)
         if position:
             pos = _parse_position(config, position)
-            if not config.values and not has_legal_move(config, geometry(config.board), pos):
+            if _already_over(config, geometry(config.board), pos):
                 raise VariantError(ErrorCode.BAD_POSITION, "the side to move has no legal "
                                    "action: the game is already over (CY-7.1, CY-7.2)")  # fmt: skip
         return GameCreated(ruleset=self.name, variant=config.variant, seats=2,
@@ -149,8 +149,9 @@ class Cyvasse:
     def start(self, created: GameCreated) -> State:
         config = parse_variant(created.variant)
         geo = geometry(config.board)
-        if created.position:
-            return State(config, geo, _parse_position(config, created.position))
+        if created.position:  # one whose game is over (refused by `create`) loads as over
+            pos = _parse_position(config, created.position)
+            return State(config, geo, pos, outcome=_already_over(config, geo, pos))
         return _unplaced(config, geo)
 
     def to_act(self, state: State) -> frozenset[int]:
@@ -405,11 +406,18 @@ def _place(state: State, event: SetupRevealed) -> State:
     if placed != 3:
         return state._replace(pos=pos, placed=placed)
     pos = pos._replace(history=(pos.key(),))
-    outcome = None
-    cfg, geo = state.config, state.geo
-    if not cfg.values and not has_legal_move(cfg, geo, pos):  # checkmated at the reveal
-        outcome = win(1, "checkmate") if in_check(cfg, geo, pos.board, 0) else draw("stalemate")
+    outcome = _already_over(state.config, state.geo, pos)  # checkmated at the reveal
     return state._replace(pos=pos, placed=placed, outcome=outcome)
+
+
+def _already_over(cfg: Config, geo: Geometry, pos: Position) -> Outcome | None:
+    """CY-7.1, CY-7.2: the side to move has no legal action (versions A and B; version C's
+    player passes instead)."""
+    if cfg.values or has_legal_move(cfg, geo, pos):
+        return None
+    if in_check(cfg, geo, pos.board, pos.turn):
+        return win(pos.turn ^ 1, "checkmate")
+    return draw("stalemate")
 
 
 # Checking an action ------------------------------------------------------------------------

@@ -152,8 +152,10 @@ class Spacewar:
 
     def create(self, variant: str, position: str = "") -> GameCreated:
         config = parse_variant(variant)
-        if position:
-            _parse(position, config)
+        over = _parse(position, config).outcome if position else None
+        if over is not None:
+            raise VariantError(ErrorCode.BAD_POSITION, "bad Spacewar position: it is already over "
+                               f"({over.result}): a side has no Mothership")  # fmt: skip
         return GameCreated(ruleset=self.name, variant=config.variant, seats=2, position=position)
 
     def start(self, created: GameCreated) -> State:
@@ -223,7 +225,7 @@ class Spacewar:
         """The steps the engine takes by itself after an action (SW-R53), and the end of the
         game (SW-4.6, SW-8). Steps that come back to a position they passed through (the turn
         number aside) with no decision on the way can only go round for ever: nobody can act
-        again, and the game is drawn as a dead position (docs/rules/spacewar.md, SW-8)."""
+        again, and the game is drawn as a dead position (SW-R58)."""
         passed: set[State] = set()
         while True:
             if state.outcome is None:
@@ -309,14 +311,15 @@ class Spacewar:
 
 
 def _parse(text: str, config: Config) -> State:
+    """The state a position names; one whose game is over (SW-8.1) is read with its outcome,
+    as a chess tool loads a mate (`create` refuses it for a new game)."""
     try:
         state = parse_position(text, config)
     except ValueError as exc:
         raise VariantError(ErrorCode.BAD_POSITION, f"bad Spacewar position: {exc}") from None
     over = end_of_game(state)
     if over is not None:
-        raise VariantError(ErrorCode.BAD_POSITION, "bad Spacewar position: it is already over "
-                           f"({over.result}): a side has no Mothership")  # fmt: skip
+        return state._replace(outcome=over)
     if automatic(state) is not None:
         raise VariantError(ErrorCode.BAD_POSITION, "bad Spacewar position: the engine would act "
                            "first (a forced pass, a finished step): record the position where "

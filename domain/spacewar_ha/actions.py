@@ -155,7 +155,9 @@ def generate(pos: Position, cap: bool, jump: bool) -> list[Action]:
             held = pos.hold_of(src)
             for s in pos.board.neighbours(src):
                 other = board.get(s)
-                if other is not None and other.owner != side and s != held:
+                if other is None or other.owner == side:
+                    continue
+                if s != held and (src, s) not in pos.released:  # HA-R22, HA-R28
                     out.append(Action(IMMOBILISE, letter, src, s))
         if piece.kind == MEDIC:
             for s in (src, *pos.board.neighbours(src)):
@@ -248,6 +250,9 @@ def explain(pos: Position, action: Action, cap: bool, jump: bool) -> Rejection:
         if target.owner == piece.owner:
             return _illegal(f"{dst} holds your own piece: a Tractor immobilises enemies",
                             "HA-R13")  # fmt: skip
+        if (action.src, action.dst) in pos.released:
+            return _illegal(f"this Tractor released {dst} this turn: it may not hold it again "
+                            "before your next turn", "HA-R28")  # fmt: skip
         return _illegal(f"this Tractor holds {dst} already", "HA-R22")
     if kind == RELEASE:
         if piece.kind != TRACTOR:
@@ -406,7 +411,10 @@ def apply(pos: Position, action: Action) -> Position:
     elif kind == IMMOBILISE:
         work.holds[src] = dst
     elif kind == RELEASE:
-        work.holds.pop(src, None)
+        held = work.holds.pop(src, None)
+        if held is not None:  # HA-R28: remembered until the turn ends (turns.next_turn)
+            released = tuple(sorted({*pos.released, (src, held)}))
+            return work.result()._replace(released=released)
     elif kind == REPAIR:
         work.set(src, piece._replace(repair=piece.repair - action.amount))
         target = work.piece(dst)

@@ -32,6 +32,8 @@ def render(pos: Position, position: str, result: str = "") -> str:
         values = (f"H{p.health} R{p.repair} S{p.supply}" if p.kind == MEDIC
                   else f"H{p.health} A{p.ammo}")  # fmt: skip
         held = " immobilised" if pos.held(p.square) else ""
+        if any(r == p.square for _, r in pos.released):
+            held += " released this turn"
         lines.append(f"{b.name(p.square)} {p.name}: {values}{held}")
     for x in pos.bases:
         pools = "captured" if x.captured else f"Repair {x.repair} Supply {x.supply}"
@@ -68,4 +70,6 @@ def view(pos: Position, position: str, to_act: list[int], result: str | None,
         "bases": [{"square": b.name(x.square), "owner": x.owner, "repair": x.repair,
                    "supply": x.supply, "captured": x.captured} for x in pos.bases],
         "holds": [{"tractor": b.name(t), "held": b.name(h)} for t, h in pos.holds],
+        # HA-R28: this turn's releases, not to be held again before the turn ends
+        "released": [{"tractor": b.name(t), "piece": b.name(r)} for t, r in pos.released],
     }  # fmt: skip

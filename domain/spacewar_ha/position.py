@@ -1,6 +1,6 @@
 """A position (HA-R21: every value is state) and its text notation.
 
-    <side> <turn> <pass> <pieces> <bases> <holds>
+    <side> <turn> <pass> <pieces> <bases> <holds> [<released>]
 
 - side: `w` or `b`, the player to act (recorded after the resupply of its turn, HA-R27);
 - turn: the number of the side to act's current turn, from 1 (for `turn_limit`, HA-8.4);
@@ -10,7 +10,10 @@
   `Qd1:3/9`, `ke8:9/18/6`; `-` when no piece is left;
 - bases: `,`-joined: `W` or `B`, the square, `:` and Repair/Supply, or `x` once captured:
   `Wd2:36/72`, `Be7:x`;
-- holds: the immobilisations (HA-5.21) as `<tractor>#<held>`, `,`-joined, `-` for none.
+- holds: the immobilisations (HA-5.21) as `<tractor>#<held>`, `,`-joined, `-` for none;
+- released (optional, written only when there is one): the pieces the side to act's Tractors
+  released this turn, which they may not hold again before it ends (HA-R28), as
+  `<tractor>~<released>`, `,`-joined. Positions written before HA-R28 have six fields.
 
 The board size is the variant's (HA-0.3 `board`).
 """
@@ -30,6 +33,9 @@ class Position(NamedTuple):
     number: int = 1  # its turn number
     passed: bool = False  # the previous turn was a pass (HA-8.2)
     holds: tuple[tuple[int, int], ...] = ()  # (tractor square, held square), sorted
+    # (tractor square, released square), sorted: this turn's releases (HA-R28); the turn's
+    # action ends it, and nothing moves between a release and the action, so squares suffice
+    released: tuple[tuple[int, int], ...] = ()
 
     def at(self) -> dict[int, Piece]:
         """The pieces by square."""
@@ -71,7 +77,10 @@ def format_position(pos: Position) -> str:
     pieces = ",".join(_piece_text(b, p) for p in pos.pieces) or "-"
     bases = ",".join(_base_text(b, base) for base in pos.bases) or "-"
     holds = ",".join(f"{b.name(t)}#{b.name(h)}" for t, h in pos.holds) or "-"
-    return f"{'wb'[pos.turn]} {pos.number} {int(pos.passed)} {pieces} {bases} {holds}"
+    text = f"{'wb'[pos.turn]} {pos.number} {int(pos.passed)} {pieces} {bases} {holds}"
+    if pos.released:  # left out when empty, so positions without one read as before HA-R28
+        text += " " + ",".join(f"{b.name(t)}~{b.name(r)}" for t, r in pos.released)
+    return text
 
 
 def _number(text: str, what: str) -> int:
@@ -97,9 +106,10 @@ def _values(text: str, count: int, what: str) -> list[int]:
 def parse_position(text: str, b: Board) -> Position:
     """The position `text` names on board `b`; raises ValueError saying what is wrong."""
     fields = text.split()
-    if len(fields) != 6:
-        raise ValueError("six fields expected: side, turn, pass, pieces, bases, holds")
-    side, number, passed, pieces_text, bases_text, holds_text = fields
+    if len(fields) not in (6, 7):
+        raise ValueError("six or seven fields expected: side, turn, pass, pieces, bases, holds "
+                         "and, if any, this turn's releases")  # fmt: skip
+    side, number, passed, pieces_text, bases_text, holds_text = fields[:6]
     if side not in ("w", "b"):
         raise ValueError(f"the side to act is w or b, not {side!r}")
     turn_number = _number(number, "the turn number")
@@ -157,6 +167,31 @@ def parse_position(text: str, b: Board) -> Position:
         if any(x == t for x, _ in holds):
             raise ValueError(f"hold {token!r}: a Tractor holds one piece at most (HA-5.21)")
         holds.append((t, h))
+    released = _released(b, fields[6], pieces, holds, "wb".index(side)) if len(fields) == 7 else []
     return Position(b, tuple(pieces[s] for s in sorted(pieces)),
                     tuple(bases[s] for s in sorted(bases)), "wb".index(side), turn_number,
-                    passed == "1", tuple(sorted(holds)))  # fmt: skip
+                    passed == "1", tuple(sorted(holds)), tuple(sorted(released)))  # fmt: skip
+
+
+def _released(b: Board, text: str, pieces: dict[int, Piece], holds: list[tuple[int, int]],
+              side: int) -> list[tuple[int, int]]:  # fmt: skip
+    """The released field (HA-R28): pairs a release this turn could have left."""
+    released: list[tuple[int, int]] = []
+    for token in text.split(","):
+        t_text, tilde, r_text = token.partition("~")
+        if not tilde:
+            raise ValueError(f"release {token!r}: <tractor>~<released> expected")
+        t, r = _square(b, t_text), _square(b, r_text)
+        tractor, target = pieces.get(t), pieces.get(r)
+        if tractor is None or tractor.kind != "Q" or tractor.owner != side or target is None:
+            raise ValueError(f"release {token!r}: a Tractor of the side to act and a piece "
+                             "expected (HA-R28)")  # fmt: skip
+        if target.owner == side or not b.adjacent(t, r):
+            raise ValueError(f"release {token!r}: a Tractor releases an adjacent enemy (HA-5.22)")
+        # a release is followed by the turn's action, which ends the turn: the Tractor cannot
+        # have held anything since, nor released twice
+        if any(x == t for x, _ in (*holds, *released)):
+            raise ValueError(f"release {token!r}: a Tractor that released a piece this turn "
+                             "holds nothing else and released nothing else (HA-R28)")  # fmt: skip
+        released.append((t, r))
+    return released

@@ -61,13 +61,14 @@ def play(config: Config, pos: Position, action: Action) -> Position:
 def parse_start(text: str, config: Config) -> Position:
     """A starting position (`CreateGame.position`); raises VariantError."""
     try:
-        pos = parse_position(text, config.geometry)
+        return parse_position(text, config.geometry)
     except ValueError as exc:
         raise VariantError(ErrorCode.BAD_POSITION, f"bad spacewar-ha position: {exc}") from None
-    if game_end(pos, 0, False) is not None:
-        raise VariantError(ErrorCode.BAD_POSITION, "bad spacewar-ha position: a player's Bases "
-                           "are all captured, so the game is over (HA-8.1)")  # fmt: skip
-    return pos
+
+
+def already_over(pos: Position) -> Outcome | None:
+    """HA-8.1: a player's Bases are all captured (the other ends follow an action)."""
+    return game_end(pos, 0, False)
 
 
 class SpacewarHa:
@@ -81,13 +82,19 @@ class SpacewarHa:
     def create(self, variant: str, position: str = "") -> GameCreated:
         config = parse_variant(variant)
         if position:
-            position = format_position(parse_start(position, config))
+            pos = parse_start(position, config)
+            if already_over(pos) is not None:
+                reason = "a player's Bases are all captured, so the game is over (HA-8.1)"
+                raise VariantError(ErrorCode.BAD_POSITION, f"bad spacewar-ha position: {reason}")
+            position = format_position(pos)
         return GameCreated(ruleset=self.name, variant=config.variant, seats=2, position=position)
 
     def start(self, created: GameCreated) -> State:
+        """The first state; a position whose game is over (which `create` refuses for a new
+        game) is loaded with its outcome, as a chess tool loads a mate."""
         config = parse_variant(created.variant)
         pos = parse_start(created.position, config) if created.position else start_position(config)
-        return State(config, pos)
+        return State(config, pos, outcome=already_over(pos))
 
     def to_act(self, state: State) -> frozenset[int]:
         return frozenset() if state.outcome else frozenset({state.pos.turn})

@@ -21,9 +21,11 @@ def ends_turn(action: Action) -> bool:
 
 
 def next_turn(pos: Position, action: Action) -> Position:
-    """After the side to act's action (HA-4.1): the other side to act, the pass noted."""
+    """After the side to act's action (HA-4.1): the other side to act, the pass noted, this
+    turn's releases forgotten (HA-R28 lasts the turn)."""
     number = pos.number + 1 if pos.turn == 1 else pos.number
-    return pos._replace(turn=1 - pos.turn, number=number, passed=action.kind == PASS)
+    return pos._replace(turn=1 - pos.turn, number=number, passed=action.kind == PASS,
+                        released=())  # fmt: skip
 
 
 def resupplies(pos: Position) -> list[Resupply]:

@@ -12,7 +12,7 @@ from domain.yavoch.board import Board, Ship, capacity
 from domain.yavoch.field import Position
 from domain.yavoch.notation import Kind, format_position, parse_position
 from domain.yavoch.pieces import Gate
-from domain.yavoch.state import State, commands
+from domain.yavoch.state import State
 
 
 def format_record(state: State) -> str:
@@ -62,7 +62,5 @@ def read_position(state: State, text: str) -> State:
         board.occupancy  # noqa: B018  # validates what stands where (Y-0.3)
     except (ValueError, KeyError, IndexError) as exc:
         raise VariantError(ErrorCode.BAD_POSITION, f"bad Yavoch position: {exc}") from None
-    if not commands(board, 0) or not commands(board, 1):
-        raise VariantError(ErrorCode.BAD_POSITION, "each player needs its Command ship (Y-8.1)")
-    seat = int(mover.strip()) - 1
+    seat = int(mover.strip()) - 1  # a position without a Command ship is over (rules.py)
     return replace(state, board=board, levels=(1, 2), placed=(True, True), mover=seat, number=1)

@@ -9,6 +9,7 @@ cards and weapons in full.py, the bots' policy in bot.py, the position record in
 """
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any, Final
 
 from contracts.errors import ErrorCode
@@ -32,8 +33,8 @@ from domain.yavoch.legal import legal_actions
 from domain.yavoch.notation import format_position
 from domain.yavoch.record import format_record, read_position
 from domain.yavoch.render import render
-from domain.yavoch.state import State
-from domain.yavoch.turns import has_valid_move, to_act
+from domain.yavoch.state import State, commands
+from domain.yavoch.turns import command_lost, has_valid_move, to_act
 from domain.yavoch.variant import VARIANTS, parse_variant
 
 
@@ -49,19 +50,22 @@ class Yavoch:
 
     def create(self, variant: str, position: str = "") -> GameCreated:
         cfg = parse_variant(variant)
-        if position:
-            state = read_position(State(cfg, ""), position)
-            if not has_valid_move(state, state.mover):
-                raise VariantError(
-                    ErrorCode.BAD_POSITION, "the mover has no valid move: the game is over (Y-8.5)"
-                )
+        over = _loaded(read_position(State(cfg, ""), position)).outcome if position else None
+        if over is not None and over.reason == "immobilized":
+            raise VariantError(
+                ErrorCode.BAD_POSITION, "the mover has no valid move: the game is over (Y-8.5)"
+            )
+        if over is not None:
+            raise VariantError(ErrorCode.BAD_POSITION, "each player needs its Command ship (Y-8.1)")
         return GameCreated(
             ruleset=self.name, variant=cfg.variant, seats=2, randomness=True, position=position
         )
 
     def start(self, created: GameCreated) -> State:
+        """The first state; a hand-set position whose game is over (which `create` refuses for
+        a new game) is loaded with its outcome, as a chess tool loads a mate."""
         state = State(parse_variant(created.variant), created.game_id)
-        return read_position(state, created.position) if created.position else state
+        return _loaded(read_position(state, created.position)) if created.position else state
 
     def forfeit(self, state: State, losers: Sequence[int], reason: str) -> tuple[Event, ...]:
         """A seat that never revealed its client seed loses (fair-play 1.3)."""
@@ -175,6 +179,17 @@ class Yavoch:
 
     def visible(self, event: Event, seat: int | None) -> Event | None:
         return event  # hidden faces travel only in the platform's CardDealt (the table redacts)
+
+
+def _loaded(state: State) -> State:
+    """A hand-set position with its outcome if its game is over: a Command ship is gone (Y-8.1,
+    Y-8.2), or the mover has no valid move (the start check of Y-8.5)."""
+    lost = frozenset(seat + 1 for seat in (0, 1) if not commands(state.board, seat))
+    if lost:
+        return replace(state, outcome=command_lost(state, lost))
+    if not has_valid_move(state, state.mover):
+        return replace(state, outcome=lose((state.mover,), "immobilized"))
+    return state
 
 
 YAVOCH: Final = Yavoch()

@@ -43,7 +43,7 @@ def act(run: Run, played: Played) -> None:
     if state.window is not None:
         return
     if state.casualties:
-        run.emit(ended(_command_lost(state, state.casualties)))
+        run.emit(ended(command_lost(state, state.casualties)))
     elif state.turn.over:
         end_turn(run)
 
@@ -90,7 +90,7 @@ def between_turns(run: Run) -> None:
         run.emit(CardRevealed(seat=mover, position=held.position, card=card, salt=held.salt))
         impact(run, held)
         if run.state.casualties:
-            run.emit(ended(_command_lost(run.state, run.state.casualties)))
+            run.emit(ended(command_lost(run.state, run.state.casualties)))
             return
     board = run.state.board
     losers = [s for s in (0, 1) if _lost_fleet(board, s)]  # Y-8.6
@@ -138,7 +138,7 @@ def _lost_fleet(board: Board, seat: int) -> bool:
     return all(s.kind is Kind.COMMAND for _, s in board.owned(seat + 1))
 
 
-def _command_lost(state: State, owners: frozenset[int]) -> Outcome:
+def command_lost(state: State, owners: frozenset[int]) -> Outcome:
     """Y-8.1 / Y-8.2 / Y-R21."""
     if len(owners) == 2:
         return draw("command_ships_destroyed")

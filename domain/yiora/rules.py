@@ -142,21 +142,36 @@ class Yiora:
 
     def create(self, variant: str, position: str = "") -> GameCreated:
         config = parse_variant(variant)
-        if position:
-            _parse_position(position, config)
+        for pos in _parse_position(position, config) if position else ():
+            over = game_end(config.end_rules, pos)
+            if over:  # a game that starts finished could never be played
+                game = f"game {GAME_IDS[pos.colour]} " if config.games == 2 else ""
+                raise VariantError(ErrorCode.BAD_POSITION, f"bad Yiora position: {game}would "
+                                   f"already be over ({over.reason}): nothing to play")  # fmt: skip
         return GameCreated(ruleset=self.name, variant=config.variant, seats=seat_count(config),
                            teams=[list(team) for team in teams(config)],
                            position=position)  # fmt: skip
 
     def start(self, created: GameCreated) -> State:
+        """The first state. A position in which a game is over by YI-4.4 (which `create`
+        refuses for a new game) is loaded with that game's result, as a chess tool loads a
+        mate, and with the match's once no game is left."""
         config = parse_variant(created.variant)
-        if created.position:
-            positions = _parse_position(created.position, config)
-        else:
+        if not created.position:
             white, black = config.white_men, config.black_men
             positions = tuple(start_position(white, black, colour, config.first)
                               for colour in range(config.games))  # fmt: skip
-        return State(config, tuple(Game(pos) for pos in positions))
+            return State(config, tuple(Game(pos) for pos in positions))
+        positions = _parse_position(created.position, config)
+        results = [game_end(config.end_rules, pos) for pos in positions]
+        games = tuple(Game(pos, result=r) for pos, r in zip(positions, results, strict=True))
+        done = [result for result in results if result]
+        if len(done) < len(games):
+            return State(config, games)
+        if config.games == 1:
+            return State(config, games, done[0])  # Primary Basic: the seats are the sides
+        reason = match_reason([result.reason for result in done])
+        return State(config, games, match_outcome(config, done, reason))
 
     def to_act(self, state: State) -> frozenset[int]:
         if state.outcome:
@@ -435,16 +450,9 @@ def _result(result: str, reason: str) -> Outcome:
 
 def _parse_position(text: str, config: Config) -> tuple[Position, ...]:
     try:
-        positions = parse_match(text, config.games, config.first)
+        return parse_match(text, config.games, config.first)
     except ValueError as exc:
         raise VariantError(ErrorCode.BAD_POSITION, f"bad Yiora position: {exc}") from None
-    for pos in positions:
-        over = game_end(config.end_rules, pos)
-        if over:
-            game = f"game {GAME_IDS[pos.colour]} " if config.games == 2 else ""
-            raise VariantError(ErrorCode.BAD_POSITION, f"bad Yiora position: {game}would "
-                               f"already be over ({over.reason}): nothing to play")  # fmt: skip
-    return positions
 
 
 def _match_perft(positions: tuple[Position | None, ...], depth: int, rules: EndRules,

@@ -1,5 +1,6 @@
 """Every Rejection path of decide/parse_action, and variant / position errors."""
 
+import msgspec
 import pytest
 
 from contracts.errors import ErrorCode
@@ -161,6 +162,24 @@ def test_bad_positions() -> None:
         with pytest.raises(VariantError) as info:
             CHESS3D.create("", bad)
         assert info.value.code == ErrorCode.BAD_POSITION, bad
+
+
+def test_a_finished_position_loads_for_analysis_but_starts_no_game() -> None:
+    """A mate or a stalemate cannot start a game (no event would record its end), but `start`
+    reads it with its result, as a chess tool reads one (`tabula legal`, `perft`)."""
+    # C3-7.1, C3-7.2
+    mated = "8/8/8/8/8/8/8/k7|8/8/8/8/8/8/8/Q7|8/8/8/8/8/8/8/K7 b - - - 0 1 -"
+    stalemated = "8/8/8/8/8/1Q6/8/k7|8/8/8/8/8/8/8/8|8/8/8/8/8/8/8/K7 b - - - 0 1 -"
+    for position, result, reason in ((mated, "1-0", "checkmate"),
+                                     (stalemated, "1/2-1/2", "stalemate")):  # fmt: skip
+        with pytest.raises(VariantError) as info:
+            CHESS3D.create("", position)
+        assert info.value.code == ErrorCode.BAD_POSITION
+        state = CHESS3D.start(msgspec.structs.replace(CHESS3D.create(""), position=position))
+        outcome = CHESS3D.outcome(state)
+        assert outcome is not None
+        assert (outcome.result, outcome.reason) == (result, reason)
+        assert CHESS3D.to_act(state) == frozenset()
 
 
 def test_illegal_actions_leave_state_usable() -> None:

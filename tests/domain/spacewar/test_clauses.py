@@ -6,7 +6,7 @@ from pathlib import Path
 
 HERE = Path(__file__).parent
 PAGE = HERE.parents[2] / "docs" / "rules" / "spacewar.md"
-# The ruling's ids (rulings/spacewar.md Part A v1.1): SW-0 to SW-8, SW-R1 to SW-R57, SW-A.
+# The ruling's ids (rulings/spacewar.md Part A v1.2): SW-0 to SW-8, SW-R1 to SW-R58, SW-A.
 CLAUSES = {
     *(f"SW-0.{i}" for i in range(1, 4)),
     *(f"SW-1.{i}" for i in range(1, 6)),
@@ -19,7 +19,7 @@ CLAUSES = {
     *(f"SW-5.{i}" for i in (60, 61, 62, 63, 65, 66, 75, 76, 77)),
     "SW-6.1", "SW-7.1",
     *(f"SW-8.{i}" for i in range(1, 6)),
-    *(f"SW-R{i}" for i in range(1, 58)),
+    *(f"SW-R{i}" for i in range(1, 59)),
 }  # fmt: skip
 EXAMPLES = {f"A{i}" for i in range(1, 6)}
 

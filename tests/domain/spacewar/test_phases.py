@@ -1,7 +1,12 @@
 """The turn structure (SW-4), the automatic steps (SW-R53) and the end of the game (SW-8)."""
 
-from contracts.events import GameEnded
+import pytest
+
+from contracts.events import GameCreated, GameEnded
 from contracts.spacewar import AutoPassed, StepBegan
+from domain.core import VariantError
+from domain.core.outcome import win
+from domain.spacewar import SPACEWAR
 from domain.spacewar.state import FIRST, phase_kind
 from tests.domain.spacewar.helpers import act, at, new, play, refuse
 
@@ -111,9 +116,10 @@ def test_no_other_ending() -> None:
 
 def test_steps_that_only_go_round_end_as_a_dead_position() -> None:
     """Once no player can ever act again, the engine's own steps (SW-R53) would go round for
-    ever: the game is drawn instead (a decision: docs/rules/spacewar.md, SW-8). Here Black's
-    Pressor pushes White's last generator off the board; nothing can move, fire or launch."""
-    # SW-R53, SW-8.5
+    ever: the game is drawn instead (SW-R58, v1.2, confirms the engine's decision). Here
+    Black's Pressor pushes White's last generator off the board; nothing can move, fire or
+    launch."""
+    # SW-R58, SW-R53, SW-8.5
     state = new("t=1 p=4 s=combat a=w passes=0 moved=- hit=1 W=Ka1,Pa2,Pb1,Pb2,Da10 "
                 "B=Kp12,Po12,Po11,Pp11,Ea12,Pb11 hits=- window=- pending=0,0")  # fmt: skip
     state = play(state, "pass")
@@ -142,3 +148,17 @@ def test_command_names() -> None:
     for name in ("MoveShip", "EndMovement", "Beam", "Counter", "Field", "FieldResponse",
                  "Launch", "PlaceReplacement", "Pass"):  # fmt: skip
         assert hasattr(actions, name)
+
+
+def test_a_finished_position_loads_for_analysis_but_starts_no_game() -> None:
+    """`create` refuses a position without a Mothership (it is already over); `start` loads it
+    as chess tools load a mate, with its result and nothing to act."""
+    # SW-8.1
+    text = ("t=1 p=4 s=combat a=w passes=0 moved=- hit=1 W=Ka1,Pa2 B=Pb11 hits=- window=- "
+            "pending=0,0")  # fmt: skip
+    with pytest.raises(VariantError, match="already over"):
+        SPACEWAR.create("", text)
+    state = SPACEWAR.start(GameCreated(ruleset="spacewar", seats=2, position=text))
+    assert SPACEWAR.outcome(state) == win(0, "motherships")
+    assert SPACEWAR.to_act(state) == frozenset()
+    assert SPACEWAR.legal_actions(state, 0) == []

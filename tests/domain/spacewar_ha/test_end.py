@@ -1,7 +1,11 @@
 """Turns and the end of the game (HA-4, HA-5.70, HA-6.1, HA-8, HA-R5, HA-R18, HA-R20)."""
 
+import pytest
+
 from contracts.errors import ErrorCode
-from contracts.events import DrawDeclined, GameEnded
+from contracts.events import DrawDeclined, GameCreated, GameEnded
+from domain.core import VariantError
+from domain.core.outcome import win
 from domain.spacewar_ha import SPACEWAR_HA
 from tests.domain.spacewar_ha.helpers import act, at, clause, field, legal, new, refuse
 
@@ -40,13 +44,17 @@ def test_forced_pass_and_double_pass_draw() -> None:
 
 def test_tractor_with_only_a_release_passes() -> None:
     """HA-R24, HA-5.70, HA-R22: White's Tractor, held by the Black Tractor it holds, has no
-    Ammo: no HA-5 action, so `pass` is legal beside the release; once released, it may
-    immobilise b2 again, and must act."""
+    Ammo: no HA-5 action, so `pass` is legal beside the release. HA-R28: once released, it may
+    not immobilise b2 again this turn (the release and re-hold would be an action that changes
+    nothing), so it still passes, and the pass counts towards the double pass (HA-8.2)."""
+    # HA-R28, HA-R24, HA-5.70, HA-R22, HA-R5, HA-8.2
     state = at("Qa1:3/0,qb2:3/0", holds="a1#b2,b2#a1")
     assert legal(state) == {"Qa1~", "pass"}
     released, _ = act(state, "Qa1~")
-    assert legal(released) == {"Qa1#b2"}
-    assert clause(released, "pass") == "HA-5.70"
+    assert legal(released) == {"pass"}
+    assert clause(released, "Qa1#b2") == "HA-R28"
+    passed, _ = act(released, "pass")
+    assert field(passed, 2) == "1"
 
 
 def test_win_by_capturing_every_enemy_base() -> None:
@@ -94,3 +102,17 @@ def test_no_randomness_no_hidden_information() -> None:
     state = new()
     _, events = act(state, "Nb1-c3")
     assert all(SPACEWAR_HA.visible(e, 1) == e for e in events)
+
+
+def test_a_finished_position_loads_for_analysis_but_starts_no_game() -> None:
+    """`create` refuses a position whose Bases are all captured (the game would be over); `start`
+    loads it as chess tools load a mate, with its result and nothing to act."""
+    # HA-8.1
+    text = "b 3 0 ka1:9/18/6,Re7:9/6 Wd2:36/72,Bd7:x,Be7:x -"
+    with pytest.raises(VariantError, match="Bases are all captured"):
+        SPACEWAR_HA.create("", text)
+    state = SPACEWAR_HA.start(GameCreated(ruleset="spacewar-ha", seats=2, position=text))
+    assert SPACEWAR_HA.outcome(state) == win(0, "bases")
+    assert SPACEWAR_HA.to_act(state) == frozenset()
+    assert SPACEWAR_HA.legal_actions(state, 1) == []
+    assert SPACEWAR_HA.position(state) == text

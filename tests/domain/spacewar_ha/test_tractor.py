@@ -1,8 +1,22 @@
 """The Tractor: forcing, immobilising, releasing (HA-5.20–HA-5.22, HA-R12, HA-R13, HA-R22,
-HA-R23, HA-R24, HA-R26)."""
+HA-R23, HA-R24, HA-R26, HA-R28)."""
 
+import pytest
+
+from contracts.spacewar_ha import ActionPlayed
+from domain.core import VariantError, fold
 from domain.spacewar_ha import SPACEWAR_HA
-from tests.domain.spacewar_ha.helpers import act, at, clause, field, legal_from, pieces
+from tests.domain.spacewar_ha.helpers import (
+    BASES,
+    act,
+    at,
+    clause,
+    field,
+    legal_from,
+    new,
+    pieces,
+    play,
+)
 
 
 def test_pull_and_push() -> None:
@@ -102,3 +116,50 @@ def test_release_is_a_free_declaration() -> None:
     assert SPACEWAR_HA.to_act(released) == {0}
     assert clause(released, "Qd4~") == "HA-5.22"
     assert clause(state, "Qd4~", 1) == "HA-4.1"
+
+
+def test_a_released_piece_is_not_held_again_in_the_same_turn() -> None:
+    """HA-R28: after `Qd4~` the Tractor may not immobilise that piece again this turn (refused
+    citing HA-R28, not listed); another piece it may; on its next turn it may hold it again."""
+    # HA-R28, HA-R22, HA-R24
+    state = at("Qd4:3/9,re5:9/6,rd5:9/6,rh8:9/6", holds="d4#e5")
+    released, _ = act(state, "Qd4~")
+    assert clause(released, "Qd4#e5") == "HA-R28"
+    assert "Qd4#e5" not in legal_from(released, "d4")
+    assert "Qd4#d5" in legal_from(released, "d4")
+    other, _ = act(released, "Qd4#d5")
+    assert field(other, 5) == "d4#d5"
+    later = play(other, "Rh8-h7")  # White's next turn: e5 was released last turn
+    assert len(SPACEWAR_HA.position(later).split()) == 6  # the turn ended: no releases
+    assert "Qd4#e5" in legal_from(later, "d4")
+
+
+def test_this_turns_releases_are_in_the_position() -> None:
+    """HA-R28, HA-R21: the releases of the turn are a seventh field, written only when there is
+    one: positions without it read as before; the turn's action clears it."""
+    # HA-R28, HA-R21
+    state = at("Qd4:3/9,re5:9/6,rd5:9/6", holds="d4#e5")
+    released, _ = act(state, "Qd4~")
+    text = SPACEWAR_HA.position(released)
+    assert text.split()[5:] == ["-", "d4~e5"]
+    again = new(text)  # the field survives a round trip and still forbids the re-hold
+    assert SPACEWAR_HA.position(again) == text
+    assert clause(again, "Qd4#e5") == "HA-R28"
+    assert len(SPACEWAR_HA.position(state).split()) == 6
+    moved, _ = act(released, "Qd4#d5")
+    assert len(SPACEWAR_HA.position(moved).split()) == 6
+    for bad in ("d4e5", "d4~d4", "e5~d4", "d4~h8"):
+        with pytest.raises(VariantError):
+            SPACEWAR_HA.create("", f"{' '.join(text.split()[:6])} {bad}")
+
+
+def test_the_release_is_derived_from_the_log() -> None:
+    """HA-R28: replay (`evolve`) derives the release from the release event itself; a log that
+    re-held the released piece, written before HA-R28, still replays (evolve is unchecked)."""
+    # HA-R28
+    created = SPACEWAR_HA.create("", "w 1 0 Qd4:3/9,re5:9/6 " + BASES + " d4#e5")
+    seat = {"seat": 0}
+    log = [created, ActionPlayed(**seat, action="Qd4~")]
+    assert field(fold(SPACEWAR_HA, log), 6) == "d4~e5"
+    old = fold(SPACEWAR_HA, [*log, ActionPlayed(**seat, action="Qd4#e5")])
+    assert SPACEWAR_HA.position(old).split()[0::5] == ["b", "d4#e5"]

@@ -6,7 +6,7 @@ from pathlib import Path
 
 HERE = Path(__file__).parent
 PAGE = HERE.parents[2] / "docs" / "rules" / "yiora.md"
-# The ruling's ids (rulings/yiora.md v1.0): sections 0-8 and 10, and YI-R01 to YI-R24.
+# The ruling's ids (rulings/yiora.md v1.2): sections 0-8 and 10, and YI-R01 to YI-R25.
 CLAUSES = {
     *(f"YI-0.{i}" for i in (1, 2)),
     *(f"YI-1.{i}" for i in range(1, 9)),
@@ -18,7 +18,7 @@ CLAUSES = {
     "YI-6.1", "YI-6.2", "YI-6.3", "YI-6.3.1", "YI-6.3.2", "YI-6.4",
     *(f"YI-7.{i}" for i in range(1, 8)),
     "YI-8.1", "YI-8.2", "YI-8.3", "YI-8.4", "YI-8.4.1", "YI-8.4.2", "YI-8.4.3",
-    *(f"YI-R{i:02d}" for i in range(1, 25)),
+    *(f"YI-R{i:02d}" for i in range(1, 26)),
     *(f"YI-10.{i}" for i in range(1, 6)),
 }  # fmt: skip
 

@@ -1,6 +1,8 @@
 """The Secondary variations: two games on one board, seats, teams, turns and results (YI-8)."""
 
-from contracts.events import GameEnded, Resigned
+import pytest
+
+from contracts.events import GameCreated, GameEnded, Resigned
 from contracts.yiora import (
     GameDrawAccepted,
     GameDrawDeclined,
@@ -8,6 +10,7 @@ from contracts.yiora import (
     GameFinished,
     MovePlayed,
 )
+from domain.core import VariantError
 from domain.yiora import YIORA, Command, Move, Verb
 from domain.yiora.position import generate_legal_moves
 from tests.domain.yiora.helpers import START, WSQ_START, act, legal_texts, new, play, refuse
@@ -93,9 +96,10 @@ def test_secondary_basic_four_players_scheduled_independently() -> None:
 
 
 def test_secondary_complex_two_players() -> None:
-    """Seat 0 plays White and Gold, seat 1 Black and Silver (YI-R23); Gold moves first in game
-    wsq, so seat 0 moves first in both games; the match scores sum the games."""
-    # YI-8.4, YI-R22, YI-R23, YI-8.4.3
+    """Seat 0 plays White and Gold, seat 1 Black and Silver (YI-R23, kept by YI-R25); Gold
+    moves first in game wsq, so seat 0 moves first in both games; the match scores sum the
+    games."""
+    # YI-8.4, YI-R22, YI-R23, YI-R25, YI-8.4.3
     created = YIORA.create(COMPLEX)
     assert (created.seats, created.teams) == (2, [])
     state = new(variant=COMPLEX)
@@ -109,8 +113,9 @@ def test_secondary_complex_two_players() -> None:
 
 
 def test_lockstep_one_move_in_each_unfinished_game_bsq_first() -> None:
-    """A turn is bsq then wsq; once a game has ended, the other alone."""
-    # YI-8.4.1, YI-R22
+    """A turn is bsq then wsq; once a game has ended, the other alone. A lockstep turn is one
+    side's move in each game: side 1 (seat 0) moves first in both."""
+    # YI-8.4.1, YI-R22, YI-R25
     state = new(variant=COMPLEX)
     assert YIORA.to_act(state) == {0}
     assert {a.game for a in YIORA.legal_actions(state, 0) if isinstance(a, Move)} == {0}
@@ -224,3 +229,28 @@ def test_in_lockstep_a_draw_is_offered_only_on_ones_own_turn() -> None:
     state = play(state, "wsq:O4-O8")
     _, events = act(state, "bsq:offer-draw", seat=1)
     assert events == (GameDrawOffered(seat=1, game="bsq"),)
+
+
+def test_a_position_with_one_game_over_loads_for_analysis_but_starts_no_game() -> None:
+    """`create` refuses a position in which a game is over (docs: Positions and setups); `start`
+    loads it as chess tools load a mate, with that game's result: its sides have no move, the
+    other game goes on (in lockstep alone, YI-8.4.1); with both over, the match's result."""
+    # YI-4.4, YI-8.2, YI-8.4.1, YI-8.4.3
+    mated = f"bsq:b W:OA1,MA9,PO15 B:OA19,MR20 0 1 | wsq:{WSQ_START}"
+    for variant in (BASIC, COMPLEX):
+        with pytest.raises(VariantError, match="game bsq would already be over"):
+            YIORA.create(variant, mated)
+    state = YIORA.start(GameCreated(ruleset="yiora", variant=COMPLEX, seats=2, position=mated))
+    assert YIORA.outcome(state) is None
+    assert [g["result"] for g in YIORA.view(state, None)["games"]] == ["1-0", None]
+    assert YIORA.to_act(state) == {0}  # Gold, in game wsq
+    assert {a.game for a in YIORA.legal_actions(state, 0) if isinstance(a, Move)} == {1}
+    assert YIORA.perft(state, 1) == 78
+    basic = YIORA.start(GameCreated(ruleset="yiora", variant=BASIC, seats=4, position=mated))
+    assert YIORA.to_act(basic) == {2}  # Gold; White and Black (seats 0, 1) have nothing
+    both = "bsq:b W:OA1,MA9,PO15 B:OA19,MR20 0 1 | wsq:s G:OA2,MA10,PO16 S:OA20,MR21 0 1"
+    over = YIORA.start(GameCreated(ruleset="yiora", variant=COMPLEX, seats=2, position=both))
+    assert over.outcome is not None
+    assert (over.outcome.result, over.outcome.reason) == ("2-0", "checkmate")
+    assert YIORA.to_act(over) == frozenset()
+    assert YIORA.perft(over, 2) == 0
