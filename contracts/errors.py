@@ -30,7 +30,11 @@ class ErrorCode(StrEnum):
     NOT_FOUND = "request/not-found"  # no such page or API route
     SIGN_IN = "session/required"  # no session, or it expired: sign in
     RATE_LIMITED = "request/rate-limited"  # too many requests: wait (Retry-After)
+    UNKNOWN_HOST = "request/unknown-host"  # a Host header the gateway does not answer to
     UNKNOWN_CHALLENGE = "challenge/unknown"  # no such open challenge (taken, withdrawn)
     IN_PLAY = "game/in-play"  # asked of a finished game only (a complete export)
     UNAVAILABLE = "service/unavailable"  # a service or the store is away: retry, same command id
+    # A stored entry of the game that the store's writers cannot have written (a field missing,
+    # a body that does not decode): named; retrying will not help, the operator must look.
+    STORE_CORRUPT = "store/corrupt"
     INTERNAL = "internal"

@@ -1,7 +1,8 @@
 """The Python client for Tabula's subjects, used by the CLI, bots and tests.
 
-Every command carries a command id; on a timeout the client retries with the same id, so the
-service applies it once (the store is idempotent per command id). `TabulaError` and `new_id`
+Every command carries a command id; on a timeout, no responder, an unknown outcome or a
+service away, the client retries with the same id until its retry deadline (30 s unless set),
+so the service applies it once (the store is idempotent per command id). `TabulaError` and `new_id`
 come from services.runtime.bus and are importable from here.
 """
 
@@ -68,9 +69,12 @@ class Client(Requester):
     (services.runtime.bus), seat tokens and private events opened, receipts checked and kept,
     games watched."""
 
-    def __init__(self, nc: NATS, timeout: float = 5.0, retries: int = 3,
-                 receipts: Path | None = None, remember: bool = True) -> None:  # fmt: skip
-        super().__init__(nc, timeout, retries)
+    def __init__(self, nc: NATS, timeout: float = 5.0, retries: int | None = None,
+                 receipts: Path | None = None, remember: bool = True,
+                 retry_deadline: float = bus.RETRY_DEADLINE_S) -> None:  # fmt: skip
+        # A player's request is retried until the deadline, however many attempts that takes
+        # (`retries` bounds them too, when given): a short outage is waited out, never failed.
+        super().__init__(nc, timeout, retries, retry_deadline)
         # Every signed head the service gave us, checked; kept in `receipts` (unless a
         # long-running service asks not to: `remember=False`) and appended to the file
         # `receipts` (JSON Lines) when given, for an arbiter (`tabula audit --receipts`).
@@ -83,10 +87,14 @@ class Client(Requester):
         self._verified: set[tuple[str, bytes, str]] = set()  # signed roots already checked
 
     @classmethod
-    async def connect(cls, url: str, timeout: float = 5.0, retries: int = 3,
-                      receipts: Path | None = None) -> "Client":  # fmt: skip
+    async def connect(cls, url: str, timeout: float = 5.0, retries: int | None = None,
+                      receipts: Path | None = None,
+                      retry_deadline: float | None = None) -> "Client":  # fmt: skip
+        """A client on its own connection; `retry_deadline` None: TABULA_RETRY_DEADLINE_S,
+        else 30 s."""
+        deadline = bus.retry_deadline_from_env() if retry_deadline is None else retry_deadline
         nc = await bus.connect(url, name="tabula-client", max_reconnect_attempts=-1)
-        return cls(nc, timeout, retries, receipts)
+        return cls(nc, timeout, retries, receipts, retry_deadline=deadline)
 
     def keep(self, receipt: Receipt) -> Receipt:
         """Check the service's signature on a head, and keep the receipt."""

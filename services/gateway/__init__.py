@@ -8,7 +8,9 @@ seat's view of each event (its private events opened by the gateway, for it alon
 the public view. It reaches the services as its own bus user (`gateway`, which may ask what a
 player may ask) and its own store user (its keys only); see services.runtime.access.
 
-Modules: `people` (sessions, rate limits), `lobby` (rulesets, challenges, the tables it made),
-`play` (acting, views, the event feed, exports), `app` (the HTTP routes), `__main__` (the
-composition root); `web/` is the web client it serves (docs/gateway.md).
+Modules: `door` (what meets a connection before any route: trusted proxies, allowed hosts,
+the header timeout, security headers, WebSocket caps), `people` (sessions, accounts, rate
+limits), `lobby` (rulesets, challenges, the tables it made), `play` (acting, views, the event
+feed, exports, the house bots), `app` (the HTTP routes), `__main__` (the composition root);
+`web/` is the web client it serves (docs/gateway.md).
 """

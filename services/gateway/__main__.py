@@ -1,6 +1,9 @@
 """`python -m services.gateway`: the public door on TABULA_GATEWAY_HOST:TABULA_GATEWAY_PORT
 (default 127.0.0.1:8000), as the bus's and the store's `gateway` user.
 
+The door's settings (services.gateway.door: trusted proxies, allowed hosts, the header
+timeout) are read once here; a setting not understood stops the gateway at start.
+
 SIGTERM (or Ctrl-C) stops intake; uvicorn lets requests in flight finish and closes each
 WebSocket (1012, service restart: the page reconnects and resumes from its last version); then
 the bus and the store are closed.
@@ -19,9 +22,10 @@ import uvloop
 
 from services.client.client import Client
 from services.gateway.app import Gateway, build_app
+from services.gateway.door import Door, default_hosts, door, head_timeout
 from services.gateway.lobby import Lobby
 from services.gateway.people import Accounts, Limits, RateLimits, Sessions
-from services.gateway.play import HouseBots, Play
+from services.gateway.play import HouseBots, Play, bot_lease_s
 from services.gateway.queue import Queue
 from services.runtime import bus, config, eventstore, logging
 from services.runtime.config import Settings
@@ -31,24 +35,35 @@ log = structlog.get_logger()
 
 @contextlib.asynccontextmanager
 async def serving(
-    settings: Settings, sock: socket.socket, limits: Limits | None = None
+    settings: Settings,
+    sock: socket.socket,
+    limits: Limits | None = None,
+    door_config: Door | None = None,
 ) -> AsyncIterator[tuple[uvicorn.Server, asyncio.Task[None]]]:
     """The gateway on a listening socket, serving once entered (connections wait in the
     socket's backlog until uvicorn takes them): the server and its task, which ends on SIGTERM
     or Ctrl-C; stopped and closed on exit."""
+    door_config = door_config or Door.from_env(os.environ)
+    hosts = door_config.hosts(sock)  # before connecting: a ValueError says what to configure
     nc = await bus.connect(settings.nats_url, name="tabula-gateway", max_reconnect_attempts=-1)
     redis = eventstore.connect(settings.redis_url)
-    client = Client(nc, remember=False)
+    client = Client(nc, remember=False, retries=3)  # a person's request: answered soon
     lobby = Lobby(redis, client)
     started = asyncio.Event()
     limits = limits or Limits.parse(os.environ.get("TABULA_GATEWAY_LIMITS", "600,10,50"))
-    bots = HouseBots(client)
+    # A bot rides out an outage rather than failing its seat (TABULA_RETRY_DEADLINE_S).
+    bot_client = Client(nc, remember=False, retry_deadline=bus.retry_deadline_from_env())
+    bots = HouseBots(bot_client, lobby, bot_lease_s(os.environ))
     queue = Queue(client, lobby)
     gateway = Gateway(Sessions(redis), Accounts(redis), RateLimits(redis), limits, lobby,
                       Play(client, lobby), bots, queue)  # fmt: skip
     app = build_app(gateway)
     app.on_startup.append(started.set)
-    config = uvicorn.Config(app, log_config=None, lifespan="on", ws="websockets-sansio")
+    proxies = list(door_config.trusted_proxies)
+    config = uvicorn.Config(door(app, hosts), log_config=None, lifespan="on",
+                            ws="websockets-sansio", http=head_timeout(door_config.header_timeout_s),
+                            proxy_headers=bool(proxies),
+                            forwarded_allow_ips=proxies or None)  # fmt: skip
     server = uvicorn.Server(config)
     task = asyncio.create_task(server.serve([sock]))
     waiter = asyncio.create_task(started.wait())
@@ -57,6 +72,7 @@ async def serving(
     try:
         if task.done():
             task.result()  # raises what stopped it from starting
+        bots.begin()  # carry on the bot seats a gateway that died left unfinished
         yield server, task
     finally:
         server.should_exit = True
@@ -82,11 +98,18 @@ def main() -> None:
         host = os.environ.get("TABULA_GATEWAY_HOST", "127.0.0.1")
         port = int(os.environ.get("TABULA_GATEWAY_PORT", "8000"))
         try:
+            door_config = Door.from_env(os.environ)
+            if door_config.allowed_hosts is None:
+                default_hosts(host)
+        except ValueError as exc:
+            log.error("cannot start", error=str(exc))
+            return 2
+        try:
             sock = listen(host, port)
         except OSError as exc:
             log.error("cannot listen", host=host, port=port, error=exc.strerror)
             return 2
-        async with serving(settings, sock) as (_, task):
+        async with serving(settings, sock, door_config=door_config) as (_, task):
             log.info("serving", url=f"http://{host}:{port}/")
             await task
         log.info("stopped", service="gateway")

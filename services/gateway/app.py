@@ -11,6 +11,7 @@ origin is refused for the same reason.
 import asyncio
 import contextlib
 import re
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Final, TypeVar
@@ -30,6 +31,7 @@ from markdown_it import MarkdownIt
 from contracts.errors import ErrorCode
 from domain.core import VariantError
 from services.client.client import TabulaError
+from services.gateway.door import OUTAGES, RULES_STYLE, Feeds, error_body
 from services.gateway.lobby import Lobby, rulesets
 from services.gateway.people import (
     NAME,
@@ -43,6 +45,7 @@ from services.gateway.people import (
 )
 from services.gateway.play import HouseBots, Play
 from services.gateway.queue import Queue, shown
+from services.runtime import keys
 
 log = structlog.get_logger()
 COOKIE: Final = "tabula_session"
@@ -65,6 +68,7 @@ STATUS: Final[dict[ErrorCode, int]] = {
     ErrorCode.UNAVAILABLE: 503,
     ErrorCode.NO_DRAW: 503,
     ErrorCode.INTERNAL: 500,
+    ErrorCode.STORE_CORRUPT: 500,  # the server's data at fault, named: not retried
 }  # any other code: 400, the request is at fault
 RULES_DIR: Final = Path(__file__).resolve().parents[2] / "docs" / "rules"
 WEB_DIR: Final = Path(__file__).resolve().parent / "web"
@@ -124,10 +128,6 @@ def gateway_of(connection: ASGIConnection[Any, Any, Any, Any]) -> Gateway:
     return gateway
 
 
-def error_body(code: ErrorCode, reason: str, clause: str = "") -> dict[str, Any]:
-    return {"error": {"code": code, "reason": reason, "clause": clause}}
-
-
 def on_tabula_error(_: Request[Any, Any, Any], exc: TabulaError) -> Response[Any]:
     code = ErrorCode(exc.code)
     headers = {"Retry-After": str(exc.retry_after)} if isinstance(exc, RateLimited) else {}
@@ -149,6 +149,20 @@ def on_http_error(_: Request[Any, Any, Any], exc: HTTPException) -> Response[Any
 def on_internal_error(request: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
     log.error("internal error", path=request.url.path, error=repr(exc))
     return Response(error_body(ErrorCode.INTERNAL, "internal error"), status_code=500)
+
+
+RETRY_OUTAGE_S: Final = 2  # the Retry-After of a 503 while the store or the bus is away
+
+
+def unavailable_body() -> dict[str, Any]:
+    return error_body(ErrorCode.UNAVAILABLE, "the store or a service is away for a moment: "
+                      "retry (with the same command id)")  # fmt: skip
+
+
+def on_outage(request: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
+    log.warning("outage", path=request.url.path, error=repr(exc))
+    return Response(unavailable_body(), status_code=503,
+                    headers={"Retry-After": str(RETRY_OUTAGE_S)})  # fmt: skip
 
 
 def decode(body: bytes, kind: type[T]) -> T:
@@ -198,22 +212,20 @@ async def signed_in(request: Request[Any, Any, Any]) -> Player:
 
 
 def a_name(name: str) -> str:
-    name = name.strip()
+    """The name in NFKC, which it is kept and shown in: fullwidth `ｐａｕｌ` is `paul`."""
+    name = unicodedata.normalize("NFKC", name).strip()
     if not NAME.match(name):
         raise refuse(ErrorCode.MALFORMED, "a name is 1-32 letters, digits, spaces, dots, "
                      "dashes or underscores")  # fmt: skip
     return name
 
 
-async def sign_in_checks(request: Request[Any, Any, Any], name: str, password: str) -> Gateway:
-    """The client's rate of sign-ins, and with a password the rate of attempts on the name,
-    so that one account's password is not guessed from many addresses either."""
+async def sign_in_checks(request: Request[Any, Any, Any]) -> Gateway:
+    """The client's rate of sign-ins. Wrong passwords on a name are counted by
+    `Accounts.sign_in`, which never refuses the right one for others' failures."""
     gateway = gateway_of(request)
     await gateway.rates.check("sign-ins", "sign-in", address(request),
                               gateway.limits.sign_ins_per_minute, 60)  # fmt: skip
-    if password:
-        await gateway.rates.check("password attempts on this name", "password", name.casefold(),
-                                  gateway.limits.sign_ins_per_minute * 2, 600)  # fmt: skip
     return gateway
 
 
@@ -229,13 +241,14 @@ async def sign_in(request: Request[Any, Any, Any]) -> Response[Any]:
     """A guest by name, or an account with its password."""
     req = decode(await request.body(), SignIn)
     name = a_name(req.name)
-    gateway = await sign_in_checks(request, name, req.password)
+    gateway = await sign_in_checks(request)
     if req.password:
-        player = await gateway.accounts.sign_in(name, req.password)
+        player = await gateway.accounts.sign_in(name, req.password, address(request),
+                                                gateway.limits)  # fmt: skip
         return with_session(request, player, await gateway.sessions.open(player))
     if await gateway.accounts.exists(name):
-        raise refuse(ErrorCode.CONFLICT, f"{name!r} is an account's name: sign in with its "
-                     "password, or choose another name")  # fmt: skip
+        raise refuse(ErrorCode.CONFLICT, f"{name!r} is an account's name, or looks like one: "
+                     "sign in with its password, or choose another name")  # fmt: skip
     session_id, player = await gateway.sessions.sign_in_guest(name)
     return with_session(request, player, session_id)
 
@@ -245,7 +258,7 @@ async def register(request: Request[Any, Any, Any]) -> Response[Any]:
     """A new account, signed in; a guest who registers keeps its games."""
     req = decode(await request.body(), Register)
     name = a_name(req.name)
-    gateway = await sign_in_checks(request, name, req.password)
+    gateway = await sign_in_checks(request)
     current = request.cookies.get(COOKIE, "")
     player = await gateway.accounts.register(name, req.password, await who(request))
     await gateway.sessions.sign_out(current)  # the guest's session becomes the account's
@@ -323,7 +336,7 @@ async def play_bots(request: Request[Any, Any, Any]) -> dict[str, Any]:
     gateway.bots.check_room()
     table = await gateway.lobby.against_bots(player, req.ruleset, req.variant, req.position,
                                              req.seat, req.move_deadline_ms)  # fmt: skip
-    gateway.bots.start(table)
+    await gateway.bots.start(table)
     return {"game_id": table.game_id}
 
 
@@ -409,19 +422,33 @@ async def feed(socket: WebSocket[Any, Any, Any], game_id: FromPath[str]) -> None
         await socket.close(code=1008, reason="another site's page may not open this feed")
         return
     gateway = gateway_of(socket)
-    try:
-        await gateway.rates.check("requests", "ip", address(socket),
-                                  gateway.limits.requests_per_minute, 60)  # fmt: skip
-    except RateLimited as exc:
-        await socket.close(code=1013, reason=exc.reason)
-        return
-    player = await who(socket)
     after_text = socket.query_params.get("after", "0")
     if not after_text.isdecimal() or len(after_text) > 15:
         await socket.close(code=1008, reason="after is a version: a decimal number")
         return
     after = int(after_text)
+    feeds: Feeds = socket.app.state.feeds
+    limits = gateway.limits
+    try:
+        await gateway.rates.check("requests", "ip", address(socket),
+                                  limits.requests_per_minute, 60)  # fmt: skip
+        player = await who(socket)
+        counted = [(keys.feeds_key("ip", address(socket)), limits.feeds_per_address)]
+        if player is not None:
+            counted.append((keys.feeds_key("player", player.id), limits.feeds_per_player))
+        lease = await feeds.open(counted)
+    except (RateLimited, *OUTAGES) as exc:
+        reason = exc.reason if isinstance(exc, RateLimited) else "the store is away: reconnect"
+        lease, refused = None, reason
+    else:
+        refused = (f"too many feeds open: at most {limits.feeds_per_player} a player and "
+                   f"{limits.feeds_per_address} an address; close one")  # fmt: skip
+    # Accepted before a refusal, so that the page sees 1013 (try again later) and its reason
+    # (closed before, it would see only a refused handshake).
     await socket.accept()
+    if lease is None:
+        await socket.close(code=1013, reason=refused)
+        return
     sending = asyncio.Lock()
 
     async def send(frame: dict[str, Any]) -> None:
@@ -443,6 +470,10 @@ async def feed(socket: WebSocket[Any, Any, Any], game_id: FromPath[str]) -> None
         pumping.cancel()
         with contextlib.suppress(asyncio.CancelledError, Exception):
             await pumping
+        try:
+            await feeds.close(lease)
+        except OUTAGES as exc:  # its lease lapses instead
+            log.warning("feed lease not released", error=repr(exc))
 
 
 async def _ws_act(gateway: Gateway, player: Player | None, game_id: str,
@@ -467,9 +498,7 @@ async def _ws_act(gateway: Gateway, player: Player | None, game_id: str,
 
 _PAGE = """<!doctype html><html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{title}</title><style>body{{font:16px/1.5 system-ui,sans-serif;max-width:50rem;
-margin:auto;padding:1rem}}table{{border-collapse:collapse}}td,th{{border:1px solid #ccc;
-padding:.2rem .4rem}}:target{{background:#ffa}}code{{background:#f4f4f4}}</style></head>
+<title>{title}</title><style>{style}</style></head>
 <body>{body}</body></html>"""
 _markdown = MarkdownIt("commonmark", {"html": True}).enable("table")
 
@@ -483,7 +512,8 @@ async def rules_page(game: FromPath[str]) -> str:
     path = RULES_DIR / f"{page}.md"
     if not RULES_PAGE.match(game) or not path.is_file():
         raise NotFoundException(f"no rules page for {game}")
-    return _PAGE.format(title=f"{game} rules", body=_markdown.render(path.read_text()))
+    return _PAGE.format(title=f"{game} rules", style=RULES_STYLE,
+                        body=_markdown.render(path.read_text()))  # fmt: skip
 
 
 @get("/")
@@ -523,9 +553,12 @@ def build_app(gateway: Gateway) -> Litestar:
             TabulaError: on_tabula_error,
             VariantError: on_variant_error,
             HTTPException: on_http_error,
+            **dict.fromkeys(OUTAGES, on_outage),
             Exception: on_internal_error,
         },
         before_request=guard,
     )
     app.state.gateway = gateway
+    app.state.feeds = feeds = Feeds(gateway.rates.redis)
+    app.on_shutdown.append(feeds.stop)
     return app

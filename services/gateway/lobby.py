@@ -11,7 +11,7 @@ to the gateway and stay in the store under the gateway's own keys; they never le
 import secrets
 import time
 from collections import OrderedDict
-from typing import Any
+from typing import Any, cast
 
 import msgspec
 import redis.asyncio as aioredis
@@ -24,7 +24,18 @@ from services.gateway.people import Player, refuse, text
 from services.runtime import keys
 
 LISTED = 100  # open challenges and recent games the lobby lists
+# One player may not fill the lobby: a few open challenges each, each lapsing after a while
+# (its keys' TTL; the listing drops what has lapsed), and only a few each in the listing.
+OPEN_PER_PLAYER = 5
+CHALLENGE_TTL_S = 3600
+LISTED_PER_CHALLENGER = 3
+SCANNED = 10 * LISTED  # open challenges looked at for one listing, newest first
 BOT = "bot"  # the player id of the house bots
+# One person may not take every house bot and keep it: a few games at once, each with a time
+# per move (the bot claims the game once the person's time has run out).
+BOT_GAMES_PER_PLAYER = 3
+BOT_MOVE_DEADLINE_MS = 300_000  # 5 minutes a move, when the person asks for none
+PENDING_MS = 60_000  # a place held while a game is made lapses after this
 TABLES_KEPT = 10_000
 
 
@@ -80,9 +91,11 @@ def rulesets() -> list[dict[str, Any]]:
 
 
 class Lobby:
-    def __init__(self, redis: "aioredis.Redis", client: Client) -> None:
+    def __init__(self, redis: "aioredis.Redis", client: Client,
+                 challenge_ttl_s: int = CHALLENGE_TTL_S) -> None:  # fmt: skip
         self.redis = redis
         self.client = client
+        self.challenge_ttl_s = challenge_ttl_s
         # A table never changes once every seat is recorded: kept here after the first such
         # read (the newest TABLES_KEPT), one store round trip less on every action.
         self.tables: OrderedDict[str, Table] = OrderedDict()
@@ -97,12 +110,36 @@ class Lobby:
                               move_deadline_ms=move_deadline_ms,
                               created_ms=int(time.time() * 1000))  # fmt: skip
         seated = Seated(seat, player.id, player.name)
-        await self.redis.hset(keys.challenge_key(challenge.id), "spec",
-                              msgspec.json.encode(challenge))  # fmt: skip
-        await self.redis.hset(keys.challenge_seats_key(challenge.id), str(seat),
-                              msgspec.json.encode(seated))  # fmt: skip
+        ttl = self.challenge_ttl_s
+        spec_key = keys.challenge_key(challenge.id)
+        seats_key = keys.challenge_seats_key(challenge.id)
+        await self.redis.hset(spec_key, "spec", msgspec.json.encode(challenge))
+        await self.redis.expire(spec_key, ttl)
+        await self.redis.hset(seats_key, str(seat), msgspec.json.encode(seated))
+        await self.redis.expire(seats_key, ttl)
+        # Counted after it is added, so that two opened at once cannot both take the last place.
+        mine = keys.player_challenges_key(player.id)
+        await self.redis.zadd(mine, {challenge.id: challenge.created_ms})
+        await self.redis.expire(mine, ttl)
+        if await self._open_by(mine) > OPEN_PER_PLAYER:
+            await self.redis.zrem(mine, challenge.id)
+            await self.redis.delete(spec_key, seats_key)
+            raise refuse(ErrorCode.RATE_LIMITED, f"at most {OPEN_PER_PLAYER} open challenges at "
+                         "once: withdraw one, or wait for one to be taken or to lapse")  # fmt: skip
         await self.redis.zadd(keys.CHALLENGES, {challenge.id: challenge.created_ms})
         return await self.show(challenge.id)
+
+    async def _open_by(self, mine: str) -> int:
+        """How many of a player's challenges are still open; those lapsed are dropped."""
+        ids = [text(m) for m in await self.redis.zrange(mine, 0, -1)]
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for cid in ids:
+                pipe.exists(keys.challenge_key(cid))
+            alive = await pipe.execute()
+        lapsed = [cid for cid, here in zip(ids, alive, strict=True) if not here]
+        if lapsed:
+            await self.redis.zrem(mine, *lapsed)
+        return len(ids) - len(lapsed)
 
     async def show(self, challenge_id: str) -> Opened:
         raw = await self._hash(keys.challenge_key(challenge_id))
@@ -117,12 +154,41 @@ class Lobby:
         return Opened(challenge=challenge, seated=seated, game_id=game if started else "")
 
     async def challenges(self) -> list[Opened]:
-        out = []
-        for cid in await self._newest(keys.CHALLENGES):
-            try:
-                out.append(await self.show(cid))
-            except TabulaError:  # withdrawn or started meanwhile
-                continue
+        """The newest open challenges, at most LISTED, and LISTED_PER_CHALLENGER of any one
+        challenger's. Those lapsed (their keys expired) leave the index as they are met."""
+        cutoff = int(time.time() * 1000) - self.challenge_ttl_s * 1000
+        lapsed = await self.redis.zrange(keys.CHALLENGES, 0, cutoff, byscore=True, offset=0,
+                                         num=SCANNED)  # fmt: skip
+        if lapsed:
+            await self.redis.zrem(keys.CHALLENGES, *lapsed)
+        out: list[Opened] = []
+        per_challenger: dict[str, int] = {}
+        start, scanned = 0, 0
+        while scanned < SCANNED:
+            ids = [text(m) for m in await self.redis.zrevrange(keys.CHALLENGES, start,
+                                                                start + LISTED - 1)]  # fmt: skip
+            async with self.redis.pipeline(transaction=False) as pipe:
+                for cid in ids:
+                    pipe.hget(keys.challenge_key(cid), "spec")
+                specs = await pipe.execute()
+            gone = [cid for cid, spec in zip(ids, specs, strict=True) if spec is None]
+            if gone:
+                await self.redis.zrem(keys.CHALLENGES, *gone)
+            for raw in specs:
+                spec = None if raw is None else msgspec.json.decode(raw, type=Challenge)
+                if spec is None or per_challenger.get(spec.by, 0) >= LISTED_PER_CHALLENGER:
+                    continue
+                try:
+                    out.append(await self.show(spec.id))
+                except TabulaError:  # withdrawn or started meanwhile
+                    continue
+                per_challenger[spec.by] = per_challenger.get(spec.by, 0) + 1
+                if len(out) == LISTED:
+                    return out
+            if len(ids) < LISTED:
+                break
+            start += len(ids) - len(gone)  # those dropped moved the rest up
+            scanned += len(ids)
         return out
 
     async def accept(self, player: Player, challenge_id: str, seat: int | None) -> Opened:
@@ -134,14 +200,17 @@ class Lobby:
             free = sorted(set(range(spec.seats)) - {s.seat for s in opened.seated})
             if not free:
                 raise refuse(ErrorCode.CONFLICT, "every seat of this challenge is taken")
-            chosen = free[0] if seat is None else seat
-            if not 0 <= chosen < spec.seats:
+            if seat is not None and not 0 <= seat < spec.seats:
                 raise refuse(ErrorCode.UNKNOWN_SEAT, f"seats are 0 to {spec.seats - 1}")
-            taken = await self.redis.hsetnx(keys.challenge_seats_key(challenge_id), str(chosen),
-                                            msgspec.json.encode(Seated(chosen, player.id,
-                                                                       player.name)))  # fmt: skip
-            if not taken:
-                raise refuse(ErrorCode.CONFLICT, f"seat {chosen} is taken")
+            # Asked for none: each free seat in turn, so two people accepting at once both sit.
+            for chosen in free if seat is None else [seat]:
+                sitting = msgspec.json.encode(Seated(chosen, player.id, player.name))
+                seats = keys.challenge_seats_key(challenge_id)
+                if await self.redis.hsetnx(seats, str(chosen), sitting):
+                    break
+            else:
+                raise refuse(ErrorCode.CONFLICT, "every seat of this challenge is taken"
+                             if seat is None else f"seat {seat} is taken")  # fmt: skip
             opened = await self.show(challenge_id)
         if len(opened.seated) == spec.seats and not opened.game_id:
             return await self._start(opened)
@@ -168,26 +237,97 @@ class Lobby:
         await self.seat(game.game_id, spec.seats, opened.seated,
                         {g.seat: g.token for g in game.seats}, people)  # fmt: skip
         await self.redis.hset(key, "game", game.game_id)
+        # Shown with its game for a while more: the players are told it by its page.
+        await self.redis.expire(key, self.challenge_ttl_s)
+        await self.redis.expire(keys.challenge_seats_key(spec.id), self.challenge_ttl_s)
         await self.redis.zrem(keys.CHALLENGES, spec.id)
+        await self.redis.zrem(keys.player_challenges_key(spec.by), spec.id)
         return msgspec.structs.replace(opened, game_id=game.game_id)
 
     async def against_bots(self, player: Player, ruleset: str, variant: str, position: str,
                            seat: int, move_deadline_ms: int = 0) -> Table:  # fmt: skip
-        """A game with the player at `seat` and a house bot at every other seat; the caller
-        starts the bots (the returned table holds their tokens)."""
+        """A game with the player at `seat` and a house bot at every other seat, with a time
+        per move (BOT_MOVE_DEADLINE_MS unless asked), at most BOT_GAMES_PER_PLAYER unfinished
+        at once per player. Each bot seat is recorded with its secret (see HouseBots); the
+        caller starts the bots (the returned table holds their tokens)."""
         created = find_ruleset(ruleset).create(variant, position)  # VariantError: typed
         if not 0 <= seat < created.seats:
             raise refuse(ErrorCode.UNKNOWN_SEAT, f"{ruleset} seats 0 to {created.seats - 1}")
         seated = [Seated(s, player.id, player.name) if s == seat else Seated(s, BOT, "House bot")
                   for s in range(created.seats)]  # fmt: skip
-        game = await self.client.create_game(ruleset, variant, players=[s.name for s in seated],
-                                             position=position,
-                                             move_deadline_ms=move_deadline_ms)  # fmt: skip
-        await self.seat(game.game_id, created.seats, seated,
-                        {g.seat: g.token for g in game.seats}, [player])  # fmt: skip
+        mine = keys.player_bot_games_key(player.id)
+        # A place held while the game is made, counted by any concurrent request: two at once
+        # cannot both take the last place. A gateway dying here leaves it to lapse.
+        pending = f"pending:{secrets.token_hex(8)}"
+        await self.redis.zadd(mine, {pending: int(time.time() * 1000)})
+        try:
+            await self._check_bot_cap(mine, pending)
+            game = await self.client.create_game(
+                ruleset, variant, players=[s.name for s in seated], position=position,
+                move_deadline_ms=move_deadline_ms or BOT_MOVE_DEADLINE_MS)  # fmt: skip
+            await self.seat(game.game_id, created.seats, seated,
+                            {g.seat: g.token for g in game.seats}, [player])  # fmt: skip
+            bots = {str(s.seat): secrets.token_hex(32) for s in seated if s.player == BOT}
+            record: dict[str, str] = {"player": player.id, **bots}
+            secrets_key = keys.house_bot_key(game.game_id)
+            await self.redis.hset(secrets_key, mapping=record)  # type: ignore[arg-type]
+            now = int(time.time() * 1000)
+            await self.redis.zadd(keys.HOUSE_BOT_SEATS,
+                                  {f"{game.game_id} {s}": now for s in bots})  # fmt: skip
+            await self.redis.zadd(mine, {game.game_id: now})
+        finally:
+            await self.redis.zrem(mine, pending)
         table = await self.table(game.game_id)
         assert table is not None
         return table
+
+    async def _check_bot_cap(self, mine: str, pending: str) -> None:
+        """Refuse a game against the house beyond the player's cap. Games counted that have
+        ended meanwhile (their bots not yet done: a gateway away) are asked after and let go."""
+        now = int(time.time() * 1000)
+        held = []
+        scored = await self.redis.zrange(mine, 0, -1, withscores=True)
+        for raw, score in cast(list[tuple[bytes, float]], scored):
+            member = text(raw)
+            if member == pending:
+                continue
+            if member.startswith("pending:") and now - score > PENDING_MS:
+                await self.redis.zrem(mine, member)  # its request died long ago
+                continue
+            held.append(member)
+        if len(held) < BOT_GAMES_PER_PLAYER:
+            return
+        for game_id in held:
+            if not game_id.startswith("pending:") and (await self.client.view(game_id)).result:
+                await self.redis.zrem(mine, game_id)
+                held.remove(game_id)
+        if len(held) >= BOT_GAMES_PER_PLAYER:
+            raise refuse(ErrorCode.RATE_LIMITED, f"at most {BOT_GAMES_PER_PLAYER} unfinished "
+                         "games against the house at once: finish one first")  # fmt: skip
+
+    async def bot_seats(self) -> list[tuple[str, int]]:
+        """Every unfinished house-bot seat, oldest first: (game id, seat)."""
+        out = []
+        for raw in await self.redis.zrange(keys.HOUSE_BOT_SEATS, 0, -1):
+            game_id, _, seat = text(raw).partition(" ")
+            out.append((game_id, int(seat)))
+        return out
+
+    async def bot_secret(self, game_id: str, seat: int) -> bytes | None:
+        raw = await self.redis.hget(keys.house_bot_key(game_id), str(seat))
+        return None if raw is None else bytes.fromhex(text(raw))
+
+    async def bot_seat_done(self, game_id: str, seat: int) -> None:
+        """The bot's game has ended: the seat is no longer resumed, and no longer counts
+        against its player's cap."""
+        key = keys.house_bot_key(game_id)
+        player = await self.redis.hget(key, "player")
+        if player is not None:
+            await self.redis.zrem(keys.player_bot_games_key(text(player)), game_id)
+        await self.redis.zrem(keys.HOUSE_BOT_SEATS, f"{game_id} {seat}")
+        await self.redis.hdel(key, str(seat))
+        if await self.redis.hlen(key) <= 1:  # only "player" left: every bot seat is done
+            await self.redis.delete(key)
 
     async def seat(self, game_id: str, seats: int, seated: list[Seated], tokens: dict[int, str],
                    people: list[Player]) -> None:  # fmt: skip
@@ -209,6 +349,7 @@ class Lobby:
         if not await self.redis.hsetnx(keys.challenge_key(challenge_id), "game", "withdrawn"):
             raise refuse(ErrorCode.CONFLICT, "the game has started")
         await self.redis.zrem(keys.CHALLENGES, challenge_id)
+        await self.redis.zrem(keys.player_challenges_key(player.id), challenge_id)
         await self.redis.delete(keys.challenge_key(challenge_id),
                                 keys.challenge_seats_key(challenge_id))  # fmt: skip
 

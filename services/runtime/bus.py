@@ -6,10 +6,15 @@ replies; an open server (no user in the URL) keeps NATS's default prefix.
 
 `Requester` sends a typed request and decodes the typed reply or error, retrying what is safe
 to retry: a timeout or no responder (the same request is applied once: commands carry their
-command id) and the errors that say the outcome is unknown or the store was away.
+command id) and the errors that say the outcome is unknown or the store was away. It retries
+the same bytes, with jittered, capped backoff, until a deadline (and, for a service asking
+another, a count): a client rides out a service or store restart rather than failing on it.
 """
 
 import asyncio
+import os
+import random
+import time
 import uuid
 from typing import Any, TypeVar
 
@@ -22,6 +27,7 @@ from nats.errors import TimeoutError as NATSTimeout
 from contracts.commands import Error, Reply, Request
 from contracts.errors import ErrorCode
 from services.runtime.access import inbox_prefix, url_user
+from services.runtime.config import ConfigError
 
 T = TypeVar("T", bound=Reply)
 _encode = msgspec.json.Encoder().encode
@@ -29,6 +35,27 @@ _decoders: dict[type, msgspec.json.Decoder[Any]] = {}
 # Retried with the same request: the store did not answer (the command may be applied, and a
 # retry returns its receipt), or was unreachable before anything was written.
 RETRIED = frozenset({ErrorCode.UNKNOWN_OUTCOME, ErrorCode.UNAVAILABLE})
+RETRY_DEADLINE_S = 30.0  # a client's default: longer than a service or store restart takes
+BACKOFF_CAP_S = 2.0
+
+
+def retry_deadline_from_env() -> float:
+    """TABULA_RETRY_DEADLINE_S (seconds, > 0), else RETRY_DEADLINE_S; read once, at connect."""
+    raw = os.environ.get("TABULA_RETRY_DEADLINE_S", "")
+    try:
+        value = float(raw) if raw else RETRY_DEADLINE_S
+    except ValueError:
+        value = 0.0
+    if not value > 0:
+        raise ConfigError(f"TABULA_RETRY_DEADLINE_S must be a positive number of seconds, "
+                          f"not {raw!r}")  # fmt: skip
+    return value
+
+
+def backoff(attempt: int, base: float) -> float:
+    """Full jitter over an exponential, capped: retrying clients spread out rather than
+    arriving together as a service comes back."""
+    return random.uniform(0, min(base * 2**attempt, BACKOFF_CAP_S))
 
 
 async def connect(url: str, **options: Any) -> NATS:
@@ -54,26 +81,34 @@ class TabulaError(Exception):
 
 
 class Requester:
-    """Typed requests on one connection, each retried up to `retries` times."""
+    """Typed requests on one connection, each retried while `retry_deadline` seconds have not
+    passed since its first attempt and, when `retries` is set, at most that many times (a
+    service asking another answers its own caller in time rather than waiting on)."""
 
-    def __init__(self, nc: NATS, timeout: float = 5.0, retries: int = 3) -> None:
+    def __init__(self, nc: NATS, timeout: float = 5.0, retries: int | None = 3,
+                 retry_deadline: float = RETRY_DEADLINE_S) -> None:  # fmt: skip
         self.nc = nc
         self.timeout = timeout
         self.retries = retries
+        self.retry_deadline = retry_deadline
 
     async def request(self, subject: str, req: Request, reply: type[T]) -> T:
         """Send `req`; the reply of type `reply`, or TabulaError for an error reply."""
         dec = _decoders.get(reply)
         if dec is None:
             dec = _decoders[reply] = msgspec.json.Decoder(reply | Error)
-        data = _encode(req)
-        for attempt in range(self.retries + 1):
+        data = _encode(req)  # every attempt sends these bytes: the same command id
+        give_up = time.monotonic() + self.retry_deadline
+        attempt = 0
+        while True:
             try:
                 msg = await self.nc.request(subject, data, timeout=self.timeout)
-            except (NATSTimeout, NoRespondersError):
-                if attempt == self.retries:
-                    raise
-                await asyncio.sleep(min(0.05 * 2**attempt, 1.0))  # back off before a retry
+            except (NATSTimeout, NoRespondersError) as exc:
+                try:
+                    await self._back_off(attempt, 0.05, give_up)
+                except _GiveUp:
+                    raise exc from None
+                attempt += 1
                 continue
             if msg.headers and msg.headers.get("Nats-Service-Error-Code"):
                 raise TabulaError(
@@ -81,9 +116,24 @@ class Requester:
                 )
             out = dec.decode(msg.data)
             if isinstance(out, Error):
-                if out.code in RETRIED and attempt < self.retries:
-                    await asyncio.sleep(min(0.1 * 2**attempt, 2.0))  # the store recovers
-                    continue
-                raise TabulaError(out)
+                if out.code not in RETRIED:
+                    raise TabulaError(out)
+                try:
+                    await self._back_off(attempt, 0.1, give_up)  # the store recovers
+                except _GiveUp:
+                    raise TabulaError(out) from None
+                attempt += 1
+                continue
             return out  # type: ignore[no-any-return]
-        raise AssertionError("unreachable")
+
+    async def _back_off(self, attempt: int, base: float, give_up: float) -> None:
+        """Wait before retry `attempt + 1`; _GiveUp when that retry is not to be made: the
+        count is spent, or the deadline has passed. The last retry is made at the deadline."""
+        left = give_up - time.monotonic()
+        if (self.retries is not None and attempt >= self.retries) or left <= 0:
+            raise _GiveUp
+        await asyncio.sleep(min(backoff(attempt, base), left))
+
+
+class _GiveUp(Exception):
+    """No more retries: the caller raises what the last attempt got."""

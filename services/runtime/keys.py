@@ -71,6 +71,20 @@ def account_key(folded_name: str) -> str:
     return f"{PREFIX}:gw:account:{folded_name}"
 
 
+def account_likeness_key(likeness: str) -> str:
+    """The case-folded name of the account that holds every name of this likeness (the TR39
+    skeleton, services.gateway.people.likeness), so no account looks like another; claimed
+    once (SET NX)."""
+    return f"{PREFIX}:gw:account-likeness:{likeness}"
+
+
+def failures_key(folded_name: str, address: str = "") -> str:
+    """Counter of wrong passwords on a name, from one client address (or from everywhere),
+    expiring with its window."""
+    return f"{PREFIX}:gw:failures:{folded_name}:{address}" if address else \
+        f"{PREFIX}:gw:failures:{folded_name}"  # fmt: skip
+
+
 def challenge_key(challenge_id: str) -> str:
     """Hash: the challenge as JSON ("spec"), and "game" once its game is being made."""
     return f"{PREFIX}:gw:challenge:{challenge_id}"
@@ -87,9 +101,43 @@ def table_key(game_id: str) -> str:
     return f"{PREFIX}:gw:table:{game_id}"
 
 
+def player_challenges_key(player: str) -> str:
+    """Sorted set: the challenges a player has open, by time (ms), for its cap."""
+    return f"{PREFIX}:gw:player:{player}:challenges"
+
+
 def player_games_key(player: str) -> str:
     """Sorted set: the games a player sits in, by time (ms)."""
     return f"{PREFIX}:gw:player:{player}:games"
+
+
+# The house bots' seats (services.gateway.play.HouseBots), kept so that any gateway carries on
+# a bot whose gateway died.
+HOUSE_BOT_SEATS: Final = f"{PREFIX}:gw:bots:seats"  # sorted set: "<game> <seat>" unfinished, ms
+
+
+def house_bot_key(game_id: str) -> str:
+    """Hash: "player" -> the person playing the house, and "<seat>" -> that bot seat's secret
+    (hex; its client seed, setup nonce, setup and command ids derive from it), until the seat
+    has finished. Never leaves the gateway."""
+    return f"{PREFIX}:gw:bots:game:{game_id}"
+
+
+def house_bot_lease_key(game_id: str, seat: int) -> str:
+    """String with a TTL: the gateway instance playing that bot seat now (SET NX, renewed)."""
+    return f"{PREFIX}:gw:bots:lease:{game_id}:{seat}"
+
+
+def player_bot_games_key(player: str) -> str:
+    """Sorted set: the player's unfinished games against the house (and "pending:<id>" while
+    one is being made), by time (ms): the per-player cap counts them."""
+    return f"{PREFIX}:gw:player:{player}:bot-games"
+
+
+def feeds_key(scope: str, who: str) -> str:
+    """Sorted set: the WebSockets a player or an address holds open, each a lease scored by
+    when it lapses (services.gateway.door.Feeds)."""
+    return f"{PREFIX}:gw:feeds:{scope}:{who}"
 
 
 def rate_key(scope: str, who: str, window: int) -> str:

@@ -9,6 +9,7 @@ import httpx
 import msgspec
 import pytest
 import websockets
+from websockets.typing import Origin
 
 from services.gateway.__main__ import listen, serving
 from services.gateway.people import Limits
@@ -40,7 +41,9 @@ class Person:
         url = self.base.replace("http", "ws", 1) + f"/api/games/{game_id}/ws?after={after}"
         cookies = "; ".join(f"{k}={v}" for k, v in self.http.cookies.items())
         headers = {"Cookie": cookies} if cookies else {}
-        async with websockets.connect(url, origin=self.base, additional_headers=headers) as ws:
+        async with websockets.connect(
+            url, origin=Origin(self.base), additional_headers=headers
+        ) as ws:
             yield ws
 
     async def close(self) -> None:

@@ -1,10 +1,17 @@
 """Accounts: a name and a password (kept only as its Argon2id hash), signed in from any
 browser; a guest who registers keeps its games; a name is one account whatever its case."""
 
+import asyncio
+import secrets
 from collections.abc import Callable
 from typing import Any
 
+import pytest
+from cryptography.hazmat.primitives.kdf.argon2 import Argon2id
+
 from contracts.errors import ErrorCode
+from services.gateway.people import HASHER, Accounts, likeness
+from services.runtime.bus import TabulaError
 from tests.gateway.conftest import Person
 
 PASSWORD = "correct horse battery staple"
@@ -92,3 +99,98 @@ async def test_a_guest_who_registers_keeps_its_games_and_its_old_session_ends(
         assert (await stale.get("/api/session")).status_code == 401
     finally:
         await stale.close()
+
+
+async def test_hashes_at_once_all_answer_and_accounts_hashed_before_still_sign_in(
+    people: Callable[[], Person], redis: Any
+) -> None:
+    """Eight password sign-ins (right and wrong) and eight registrations at once are each
+    answered rightly: two Argon2id hashes at once used to hang every sign-in for good (issue
+    20). An account whose hash the former library made (p=4) still signs in among them."""
+    owner = people()
+    assert (await register(owner, "Mipha")).status_code == 201
+    kdf = Argon2id(salt=secrets.token_bytes(16), length=32, iterations=3, lanes=4,
+                   memory_cost=64 * 1024)  # fmt: skip
+    made_before = kdf.derive_phc_encoded(PASSWORD.encode())
+    await redis.hset("tabula:gw:account:revali", mapping={"player": "a" + "0" * 16,
+                     "name": "Revali", "hash": made_before})  # fmt: skip
+
+    async def sign_in(i: int) -> tuple[str, int]:
+        name, right = ("Mipha", "Revali")[i % 2], i % 4 < 2
+        password = PASSWORD if right else "not the password"
+        reply = await people().post("/api/session", {"name": name, "password": password})
+        return f"{name} {'right' if right else 'wrong'}", reply.status_code
+
+    async def make(i: int) -> tuple[str, int]:
+        return f"new {i}", (await register(people(), f"Sidon {i}")).status_code
+
+    # The bound is the failure (a hang), not a wait: every reply comes as soon as it can.
+    replies = await asyncio.wait_for(
+        asyncio.gather(*(sign_in(i) for i in range(8)), *(make(i) for i in range(8))), 120
+    )
+    expected = {"Mipha right": 200, "Revali right": 200, "Mipha wrong": 401, "Revali wrong": 401}
+    assert replies[:8] == [(what, expected[what]) for what, _ in replies[:8]]
+    assert replies[8:] == [(f"new {i}", 201) for i in range(8)]
+
+
+async def test_a_hash_not_answered_in_time_is_a_typed_503_and_stuck_ones_are_bounded(
+    redis: Any,
+) -> None:
+    """A hash that takes longer than its timeout is refused with 503 service/unavailable (a
+    retry); its thread cannot be stopped and keeps its place, so past the bound on hashes
+    outstanding the next is refused at once instead of piling up threads."""
+    accounts = Accounts(redis, hash_timeout_s=0.0, hashes_outstanding=1)
+    with pytest.raises(TabulaError) as slow:
+        await accounts.register("Daruk", PASSWORD, None)
+    assert slow.value.code == ErrorCode.UNAVAILABLE
+    assert accounts.outstanding == 1  # still hashing in its thread
+    with pytest.raises(TabulaError) as busy:
+        await accounts.register("Daruk", PASSWORD, None)
+    assert busy.value.code == ErrorCode.UNAVAILABLE
+    assert not await redis.exists("tabula:gw:account:daruk")
+    for _ in range(600):  # the abandoned hash returns and gives its place back
+        if accounts.outstanding == 0:
+            break
+        await asyncio.sleep(0.05)
+    assert accounts.outstanding == 0
+    accounts.hash_timeout_s = 60.0
+    assert (await accounts.register("Daruk", PASSWORD, None)).name == "Daruk"
+
+
+async def test_a_name_that_looks_like_an_accounts_is_refused_and_names_are_kept_in_nfkc(
+    people: Callable[[], Person], redis: Any
+) -> None:
+    """Look-alikes of an account's name (Cyrillic letters, fullwidth ones, mixed case) are
+    refused with a typed conflict, to accounts and guests alike; of two look-alikes registered
+    at once, one is made; a name is kept and shown in NFKC."""
+    assert (await register(people(), "paul")).status_code == 201
+    for look_alike in ("p\u0430ul", "\uff50\uff41\uff55\uff4c", "\u0420\u0410UL"):
+        taken = await register(people(), look_alike, "another password")
+        assert taken.status_code == 409, (look_alike, taken.text)
+        assert taken.json()["error"]["code"] == ErrorCode.CONFLICT
+        assert "looks like a taken name" in taken.json()["error"]["reason"]
+        posing = await people().post("/api/session", {"name": look_alike})
+        assert posing.status_code == 409, (look_alike, posing.text)
+        assert "an account's name, or looks like one" in posing.json()["error"]["reason"]
+    # Cyrillic і and Latin i at once: the likeness is claimed once
+    both = await asyncio.gather(register(people(), "Tingle"), register(people(), "T\u0456ngle"))
+    assert sorted(r.status_code for r in both) == [201, 409]
+    made = await register(people(), "\uff2b\uff4f\uff52\uff4f\uff4b")  # fullwidth Korok
+    assert made.status_code == 201, made.text
+    assert made.json()["name"] == "Korok"
+    assert (await redis.hget("tabula:gw:account:korok", "name")) == b"Korok"
+    assert (await people().post("/api/session", {"name": "korok", "password": PASSWORD})
+            ).status_code == 200  # fmt: skip
+
+
+async def test_an_account_made_before_likeness_keys_claims_its_look_alikes_when_it_signs_in(
+    people: Callable[[], Person], redis: Any
+) -> None:
+    """An account stored before names had likeness keys still signs in, and from then on its
+    look-alikes are refused."""
+    await redis.hset("tabula:gw:account:beedle", mapping={"player": "a" + "1" * 16,
+                     "name": "Beedle", "hash": HASHER.hash(PASSWORD)})  # fmt: skip
+    signed = await people().post("/api/session", {"name": "Beedle", "password": PASSWORD})
+    assert signed.status_code == 200, signed.text
+    assert await redis.get(f"tabula:gw:account-likeness:{likeness('Beedle')}") == b"beedle"
+    assert (await register(people(), "B\u0435edle")).status_code == 409  # Cyrillic е

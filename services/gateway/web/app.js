@@ -20,13 +20,41 @@ class ApiError extends Error {
   }
 }
 
+// The connection as the page sees it: "online", "reconnecting" (the game's feed dropped and is
+// being opened again) or "offline" (the gateway does not answer). Shown in the header; the game
+// page takes no moves while offline, and sends the ones it holds once back.
+const connection = { state: "online", changed: () => {} };
+
+function setConnection(state) {
+  if (connection.state === state) return;
+  connection.state = state;
+  const slot = document.getElementById("connection");
+  slot.className = `connection ${state}`;
+  slot.textContent = { online: "Online", reconnecting: "Reconnecting…",
+                       offline: "Offline: waiting for the server" }[state];
+  connection.changed();
+}
+
+/** Whether an error leaves an action's outcome unknown (the request may or may not have been
+ * applied): no answer at all, or a 503. Sent again with the same command id, it is applied once. */
+function unknownOutcome(e) {
+  return !(e instanceof ApiError) || e.status === 503;
+}
+
 async function api(path, { method = "GET", body } = {}) {
   const options = { method, headers: {}, credentials: "same-origin" };
   if (body !== undefined) {
     options.headers["Content-Type"] = "application/json";
     options.body = JSON.stringify(body);
   }
-  const reply = await fetch(path, options);
+  let reply;
+  try {
+    reply = await fetch(path, options);
+  } catch (e) { // no answer: the gateway is away (restarting) or the network is
+    setConnection("offline");
+    throw e;
+  }
+  if (reply.status !== 503) setConnection("online");
   const data = await reply.json().catch(() => ({}));
   if (!reply.ok) {
     throw new ApiError(reply.status, data.error ?? { code: "internal", reason: reply.statusText });
@@ -34,9 +62,9 @@ async function api(path, { method = "GET", body } = {}) {
   return data;
 }
 
-/** Act with one command id, retried while the outcome is unknown: applied once either way. */
-async function act(gameId, action) {
-  const command_id = crypto.randomUUID();
+/** Act with the given command id; a 503 is retried a few times at once, anything else thrown
+ * (the caller keeps an action whose outcome is unknown, and sends it again, same id). */
+async function act(gameId, action, command_id) {
   for (let attempt = 0; ; attempt++) {
     try {
       const receipt = await api(`/api/games/${gameId}/actions`, { method: "POST",
@@ -44,8 +72,7 @@ async function act(gameId, action) {
       keepReceipt(gameId, receipt);
       return receipt;
     } catch (e) {
-      const unknown = !(e instanceof ApiError) || e.status === 503;
-      if (!unknown || attempt >= 4) throw e;
+      if (!(e instanceof ApiError) || e.status !== 503 || attempt >= 2) throw e;
       await new Promise((r) => setTimeout(r, 300 * 2 ** attempt)); // backoff, same command
     }
   }
@@ -306,8 +333,10 @@ function gameList(title, games) {
 async function gamePage(gameId) {
   // `replay`: null while following the game, else {at, view}: the board after event `at`, as
   // the authority shows it to this seat (view: the last past view at hand while `at`'s comes).
+  // `outbox`: actions sent whose outcome is not known yet, each with its command id, sent again
+  // (same id: applied once) until answered.
   const page = { events: [], view: null, table: null, error: null, busy: false, closed: false,
-                 replay: null, past: new Map(), fetching: false };
+                 replay: null, past: new Map(), fetching: false, outbox: [], flushing: false };
   const boardArea = h("div", { class: "board-area" });
   const setupArea = h("div", { class: "setup" }); // drawing the board leaves it alone
   const side = h("aside", { class: "side" });
@@ -352,7 +381,9 @@ async function gamePage(gameId) {
       again = true;
       return;
     }
-    refreshing = refresh().catch((e) => (page.error = e)).finally(() => {
+    refreshing = refresh().catch((e) => {
+      if (!unknownOutcome(e)) page.error = e; // else: shown as the connection's state
+    }).finally(() => {
       refreshing = null;
       if (again) {
         again = false;
@@ -365,8 +396,16 @@ async function gamePage(gameId) {
     if (page.closed) return;
     const last = page.events.length ? page.events[page.events.length - 1].version : 0;
     const scheme = location.protocol === "https:" ? "wss" : "ws";
-    socket = new WebSocket(`${scheme}://${location.host}/api/games/${gameId}/ws?after=${last}`);
-    socket.onmessage = async (msg) => {
+    const opening = new WebSocket(`${scheme}://${location.host}/api/games/${gameId}/ws?after=${last}`);
+    socket = opening;
+    let opened = 0; // when it opened
+    opening.onopen = () => {
+      opened = Date.now();
+      setConnection("online");
+      flush(); // what waited for the connection, first
+      soon(); // and the view, which may have moved on meanwhile
+    };
+    opening.onmessage = async (msg) => {
       const frame = JSON.parse(typeof msg.data === "string" ? msg.data : await msg.data.text());
       if (frame.type === "events") {
         for (const e of frame.events) {
@@ -376,8 +415,14 @@ async function gamePage(gameId) {
         soon();
       }
     };
-    socket.onclose = () => {
-      if (!page.closed) setTimeout(connect, (retry = Math.min(retry * 2, 10000)));
+    opening.onclose = (e) => {
+      if (page.closed) return;
+      // A feed that was open a while is reopened at once; one the gateway refused (1013: try
+      // again later), closed at once, or that never opened waits, longer each time, and the
+      // gateway counts as away.
+      const dropped = opened && Date.now() - opened > 2000 && e.code !== 1013;
+      setConnection(dropped ? "reconnecting" : "offline");
+      setTimeout(connect, dropped ? 0 : (retry = Math.min(retry * 2, 5000)));
     };
   }
 
@@ -456,7 +501,8 @@ async function gamePage(gameId) {
     const text = page.replay ? `after event ${at} of ${top}${type ? ` (${type})` : ""}`
                              : `live, event ${top}`;
     slider.setAttribute("aria-valuetext", text);
-    where.textContent = page.replay ? `Replaying: the board ${text}.` : "Live.";
+    where.textContent = page.replay ? `Replaying: the board ${text}.`
+      : connection.state === "online" ? "Live." : "Not live: the connection is down.";
     stepBack.disabled = at <= 1;
     stepOn.disabled = !page.replay;
     live.setAttribute("aria-pressed", String(!page.replay));
@@ -503,13 +549,36 @@ async function gamePage(gameId) {
             h("ol", { class: "draws", "aria-label": "dice and cards" }, items)];
   }
 
+  /** Send an action: kept in the outbox with its command id until the gateway answers. */
   async function send(action) {
     page.error = null;
+    page.outbox.push({ action, command_id: crypto.randomUUID() });
+    await flush();
+  }
+
+  /** The outbox, in order, one at a time. An action whose outcome is unknown stays, and goes
+   * again with the same command id once the feed reopens (or after a pause): the gateway
+   * applies a command once, and answers a repeat with the first one's receipt. */
+  async function flush() {
+    if (page.flushing || page.closed) return;
+    page.flushing = true;
     try {
-      await act(gameId, action);
-    } catch (e) {
-      page.error = e;
-      draw();
+      while (page.outbox.length && !page.closed) {
+        const { action, command_id } = page.outbox[0];
+        try {
+          await act(gameId, action, command_id);
+        } catch (e) {
+          if (unknownOutcome(e)) {
+            setTimeout(flush, 3000); // if the feed does not reopen first
+            return;
+          }
+          page.error = e;
+        }
+        page.outbox.shift();
+      }
+    } finally {
+      page.flushing = false;
+      if (page.view) draw();
     }
   }
 
@@ -523,7 +592,8 @@ async function gamePage(gameId) {
     const ctx = replay?.view
       ? { view: { ...replay.view, legal: [] }, seat: you, legal: [],
           moves: upto.map((m) => m.text), act: undefined }
-      : { view, seat: you, legal: view.legal, moves: played.map((m) => m.text), act: send };
+      : { view, seat: you, legal: view.legal, moves: played.map((m) => m.text),
+          act: connection.state === "offline" ? undefined : send };
     if (!replay || replay.view) { // else: the board stays as it is until the past view comes
       const shown = ctx.view;
       if (boards?.render && Object.keys(shown.board).length + shown.position.length) {
@@ -533,33 +603,46 @@ async function gamePage(gameId) {
       }
       boardArea.dataset.version = shown.version;
     }
-    boardArea.inert = replay !== null; // a past board takes no clicks and no focus
+    // A past board takes no clicks and no focus, nor does the board while the server is away.
+    boardArea.inert = replay !== null || connection.state === "offline";
     boardArea.classList.toggle("replaying", replay !== null);
     drawReplayBar();
     const players = page.table.seated.map((s) =>
       h("li", { class: view.to_act.includes(s.seat) ? "to-act" : "" },
         `seat ${s.seat}: ${s.name}${s.seat === you ? " (you)" : ""}`));
+    const offline = connection.state === "offline";
     const result = view.result
       ? h("p", { class: "result", role: "status" }, `Result ${view.result} (${view.reason})`)
-      : h("p", { role: "status" }, view.phase === "play"
-          ? (view.to_act.includes(you) ? "Your move." : `Waiting for seat ${view.to_act.join(", ")}.`)
-          : `Phase: ${view.phase}`);
+      : h("p", { role: "status" }, connection.state !== "online"
+          ? (offline ? "Offline: moves wait until the server answers again."
+                     : "Reconnecting…")
+          : view.phase === "play"
+            ? (view.to_act.includes(you) ? "Your move." : `Waiting for seat ${view.to_act.join(", ")}.`)
+            : `Phase: ${view.phase}`);
+    const waiting = page.outbox.length
+      ? h("p", { class: "outbox", "aria-live": "polite" },
+          `Sending ${page.outbox.map((c) => c.action).join(", ")}: `
+          + (offline ? "it goes as soon as the server answers." : "waiting for the answer."))
+      : null;
     // What the player is typing survives a redraw (the opponent's events redraw the panel).
     const typed = h("input", { name: "action", list: "legal-actions", "aria-label": "action",
                                placeholder: "type an action", value: page.typed ?? "",
                                oninput: () => (page.typed = typed.value) });
+    const fieldset = h("fieldset", { disabled: offline }); // no moves while the server is away
     const refocus = document.activeElement?.getAttribute("name") === "action";
+    fieldset.append(typed, h("datalist", { id: "legal-actions" },
+                             view.legal.map((a) => h("option", { value: a }))),
+                    h("button", { type: "submit" }, "Play"));
     const actions = h("form", { class: "actions", onsubmit: (e) => {
       e.preventDefault();
       const text = typed.value.trim();
       page.typed = "";
-      if (text) send(text);
-    } }, typed, h("datalist", { id: "legal-actions" },
-                   view.legal.map((a) => h("option", { value: a }))),
-      h("button", { type: "submit" }, "Play"));
+      if (text && connection.state !== "offline") send(text);
+    } }, fieldset);
     const commands = ["offer-draw", "accept-draw", "decline-draw", "resign"]
       .filter((c) => view.legal.includes(c))
-      .map((c) => h("button", { onclick: () => send(c), class: c }, c.replace("-", " ")));
+      .map((c) => h("button", { onclick: () => send(c), class: c, disabled: offline },
+                    c.replace("-", " ")));
     const list = h("ol", { class: "moves", "aria-label": "moves" },
                    played.map((m, i) => h("li", {
                      class: replay && m.version > replay.at ? "ahead" : null,
@@ -567,7 +650,7 @@ async function gamePage(gameId) {
     const clock = deadlineClock(view, you);
     side.replaceChildren(...[
       h("h1", {}, `${view.ruleset}${view.variant ? ` (${view.variant})` : ""}`),
-      h("ul", { class: "players" }, players), result, clock,
+      h("ul", { class: "players" }, players), result, waiting, clock,
       errorBox(page.error, view.ruleset),
       view.legal.length && !replay ? actions : null,
       replay ? null : h("div", { class: "commands" }, commands),
@@ -584,7 +667,8 @@ async function gamePage(gameId) {
   function deadlineClock(view, you) {
     if (!view.move_deadline_ms || view.phase !== "play") return null;
     const line = h("p", { class: "clock", "aria-live": "off" });
-    const claim = h("button", { hidden: true, onclick: () => send("claim-timeout") },
+    const claim = h("button", { hidden: true, disabled: connection.state === "offline",
+                                onclick: () => send("claim-timeout") },
                     "Claim the game (time is up)");
     const tick = () => {
       const left = view.last_event_ms + view.move_deadline_ms - Date.now();
@@ -604,7 +688,8 @@ async function gamePage(gameId) {
   async function fairPlay() {
     const view = page.view;
     const seat = page.table.you;
-    if (seat === null || page.busy || !view.to_act.includes(seat)) return;
+    // A step already in the outbox goes first (another now would be a second commitment).
+    if (seat === null || page.busy || page.outbox.length || !view.to_act.includes(seat)) return;
     const mine = (type) => page.events.some((e) => e.type === type && bodyOf(e).seat === seat);
     const key = `tabula:${gameId}:${seat}`;
     page.busy = true;
@@ -640,8 +725,10 @@ async function gamePage(gameId) {
   // seat did already (a reload between a seed's commit and its reveal must reveal, not recommit).
   page.events = await api(`/api/games/${gameId}/events?after=0`);
   await refresh();
+  connection.changed = () => page.view && draw();
   connect();
   leave = () => {
+    connection.changed = () => {};
     page.closed = true;
     clearInterval(page.clock);
     socket?.close();
@@ -755,6 +842,7 @@ try {
   me.player = null;
 }
 header();
+window.addEventListener("offline", () => setConnection("offline"));
 const safely = () => route().catch((e) => show(errorBox(e)));
 window.addEventListener("hashchange", safely);
 safely();

@@ -1,9 +1,10 @@
 // Audit an exported game log in this browser (or in Node), trusting nothing the server says:
-// the hash chain over the exact stored bytes, the seeds, every draw and shuffle, every dealt
-// card and hidden setup (docs/fair-play.md, the fair-play protocol v1), and the signatures the
-// rules service put on the receipts a player kept and on the seal. Byte for byte as
-// domain/fairplay.py, with the checks of domain/audit/ (walk.py, chain.py, randomness.py,
-// hidden.py, verdict.py) and services/runtime/signing.py, and their wording of failures.
+// the hash chain over the exact stored bytes, each line's readable copy (`event`) against them,
+// the seeds, every draw and shuffle, every dealt card and hidden setup (docs/fair-play.md, the
+// fair-play protocol v1), and the signatures the rules service put on the receipts a player
+// kept and on the seal. Byte for byte as domain/fairplay.py, with the checks of domain/audit/
+// (walk.py, chain.py, readable.py, randomness.py, hidden.py, verdict.py) and
+// services/runtime/signing.py, and their wording of failures.
 //
 // Plain ES module, no dependencies: only globalThis.crypto.subtle (SHA-256, HMAC-SHA256,
 // Ed25519) and standard JavaScript. What it does not do (tabula audit does): replay the events
@@ -685,6 +686,8 @@ function parseLine(bytes, number) {
     action: want("action", "str", ""),
     redacted: exported ? false : want("redacted", "bool", false),
     body,
+    // an export's readable copy of the body, as its text (none in a stored event's line)
+    readable: exported && "event" in obj ? raw("event") : undefined,
   };
 }
 
@@ -714,6 +717,111 @@ export function parseExport(text) {
   }
   if (start < bytes.length) flush(bytes.length);
   return entries;
+}
+
+// -- an export's readable copies (domain/audit/readable.py) ------------------------------------
+
+const bomKept = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }); // msgspec refuses one
+// One token of JSON text, after its whitespace: a string, an integer, any other number, a
+// literal, or a punctuator.
+const JSON_TOKEN = new RegExp(
+  [
+    String.raw`[ \t\n\r]*(?:("(?:[^"\\]|\\.)*")`,
+    String.raw`(-?(?:0|[1-9][0-9]*))(?![.eE0-9])`,
+    String.raw`(-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?)`,
+    "(true|false|null)",
+    String.raw`([[\]{}:,]))`,
+  ].join("|"),
+  "y",
+);
+
+/** JSON text decoded as msgspec decodes it, where JSON.parse would blur it: an integer is a
+ * BigInt, exact at any size, and not the float of the same value; a float out of range, or a
+ * string with a lone surrogate, is refused. Objects are Maps, so that no key is special. */
+function exactJson(text) {
+  JSON.parse(text); // refuses whatever is not JSON, so the tokens below are well formed
+  let i = 0;
+  const next = () => {
+    JSON_TOKEN.lastIndex = i;
+    const m = JSON_TOKEN.exec(text);
+    i = JSON_TOKEN.lastIndex;
+    return m;
+  };
+  const value = (m) => {
+    const [, string, integer, float, literal, punct] = m;
+    if (string !== undefined) {
+      const s = JSON.parse(string);
+      if (!s.isWellFormed()) throw new Error("a string holds a lone surrogate");
+      return s;
+    }
+    if (integer !== undefined) return BigInt(integer);
+    if (float !== undefined) {
+      const x = Number(float);
+      if (!Number.isFinite(x)) throw new Error("Number out of range");
+      return x;
+    }
+    if (literal !== undefined) return JSON.parse(literal);
+    const close = punct === "[" ? "]" : "}";
+    const out = punct === "[" ? [] : new Map();
+    let t = next();
+    while (t[5] !== close) {
+      if (punct === "[") out.push(value(t));
+      else {
+        next(); // :
+        out.set(JSON.parse(t[1]), value(next()));
+      }
+      t = next();
+      if (t[5] === ",") t = next();
+    }
+    return out;
+  };
+  return value(next());
+}
+
+/** Whether two values of `exactJson` are the same: the same kinds, objects with the same
+ * members in any order, arrays element by element (readable.py `same_json`). */
+function sameJson(a, b) {
+  const pending = [[a, b]];
+  while (pending.length) {
+    const [x, y] = pending.pop();
+    if (x instanceof Map) {
+      if (!(y instanceof Map) || x.size !== y.size) return false;
+      for (const [k, v] of x) {
+        if (!y.has(k)) return false;
+        pending.push([v, y.get(k)]);
+      }
+    } else if (Array.isArray(x)) {
+      if (!Array.isArray(y) || x.length !== y.length) return false;
+      x.forEach((v, k) => pending.push([v, y[k]]));
+    } else if (typeof x !== typeof y || x !== y) {
+      return false;
+    }
+  }
+  return true;
+}
+
+/** Refuse an export line whose readable copy (`event`) is not its body decoded (null for a
+ * body that is not JSON, as the export writes it): readable.py `check_readable`. */
+function checkReadable(s) {
+  let decoded;
+  try {
+    decoded = exactJson(bomKept.decode(s.body));
+  } catch {
+    decoded = null;
+  }
+  let copy;
+  try {
+    copy = exactJson(s.readable);
+  } catch {
+    copy = undefined; // a copy msgspec would not read: never the body
+  }
+  if (copy === undefined || !sameJson(decoded, copy)) {
+    throw new Discrepancy(
+      `line ${s.line}: its readable copy (event) is not its body_b64 decoded: the export was ` +
+        "edited, and what it shows a reader is not what was audited",
+      "export",
+    );
+  }
 }
 
 // -- decoding bodies: the platform events (contracts/events.py), as msgspec checks them ------
@@ -825,6 +933,7 @@ class Auditor {
     this.index = 0;
     this.chain = 0;
     this.decoded = 0; // events that decoded, tags matching ("types")
+    this.readableChecked = 0; // an export's readable copies that match their bodies
     // seeds
     this.commitment = "";
     this.serverSeed = "";
@@ -882,6 +991,10 @@ class Auditor {
         const s = stored[i];
         try {
           if (bad === i + 1) await chainFailure(stored, i, this.gameId, this.chain);
+          if (s.readable !== undefined) {
+            checkReadable(s);
+            this.readableChecked += 1;
+          }
           await this.check(s);
         } catch (caught) {
           // Whatever else a hostile log breaks is a finding too: fail closed, never throw.
@@ -1442,6 +1555,10 @@ class Auditor {
     let chainDetail = `${checked} events, hashes and versions`;
     if (covered[this.chain]) chainDetail += ` (hash chain v${this.chain}, ${covered[this.chain]})`;
     const checks = [{ name: "chain", ok: true, detail: chainDetail }];
+    if (this.readableChecked) {
+      const n = this.readableChecked;
+      checks.push({ name: "export", ok: true, detail: `${n} readable copies (event) match body_b64` });
+    }
     const created = this.created;
     if (created !== null) {
       checks.push({ name: "types", ok: true, detail: `${this.decoded} events decode, tags match` });
