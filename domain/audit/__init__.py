@@ -6,6 +6,7 @@ log order, stopping at the first discrepancy:
 - the hash chain over the exact stored bytes (section 4), versions 1, 2, 3 ... without gaps,
   one game id throughout, and each stored `type` equal to the body's tag; under chain v2 (the
   version whose formula gives h_1) each entry's time and command id too;
+- given an export's readable copies (`event`), each at its event, that it is its body decoded;
 - `GameCreated` first; for a game with randomness a `SeedCommitted` before any player input,
   and once the game has ended a `SeedRevealed` matching it (section 1);
 - every client seed reveal against its commitment; the mix from the seeds in seat order;
@@ -29,11 +30,13 @@ Pure: no I/O, no clock. The services read the log and the head; this package onl
 Its parts: the report and its types (report.py); the hash chain, its entries and the store's
 head (chain.py); what the walk has seen so far (state.py); the seeds, client seeds, draws and
 shuffles (randomness.py); dealt cards and hidden setups (hidden.py); decoding, folding and
-deciding every command again (replay.py, with domain/redecide.py); the checks passed and the
-notes at the end (verdict.py); and the walk that drives them all, `audit` (walk.py).
+deciding every command again (replay.py, with domain/redecide.py); an export's readable
+copies (readable.py); the checks passed and the notes at the end (verdict.py); and the walk
+that drives them all, `audit` (walk.py).
 """
 
 from domain.audit.chain import chain_entries, check_head
+from domain.audit.readable import Readable
 from domain.audit.report import (
     IN_PLAY_NOTE,
     MISSING,
@@ -54,6 +57,7 @@ __all__ = [
     "AuditReport",
     "Check",
     "Failure",
+    "Readable",
     "StoreHead",
     "audit",
     "chain_entries",

@@ -11,6 +11,7 @@ from typing import Any
 
 from contracts.envelope import StoredEvent
 from contracts.events import CardDealt, Event, GameCreated
+from domain.audit.readable import Readable
 from domain.audit.report import Discrepancy, StoreHead
 from domain.core.ruleset import Ruleset
 from domain.core.table import Table, outcome
@@ -19,9 +20,12 @@ from domain.core.table import Table, outcome
 class AuditState:
     """The state of the walk over one log, and what every kind of check asks of it."""
 
-    def __init__(self, stored: Sequence[StoredEvent], head: StoreHead | None) -> None:
+    def __init__(self, stored: Sequence[StoredEvent], head: StoreHead | None,
+                 readable: Sequence[Readable | None] = ()) -> None:  # fmt: skip
         self.stored = stored
         self.head = head
+        self.readable = readable  # an export's readable copies, by position in `stored`
+        self.readable_checked = 0
         self.game_id = stored[0].game_id
         self.ruleset: Ruleset[Any, Any] | None = None
         self.created: GameCreated | None = None

@@ -45,6 +45,9 @@ class Verdict(AuditState):
         if self.chain in covered:
             detail += f" (hash chain v{self.chain}, {covered[self.chain]})"
         checks = [Check("chain", checked, detail)]
+        if self.readable_checked:
+            n = self.readable_checked
+            checks.append(Check("export", n, f"{n} readable copies (event) match body_b64"))
         if created is None:
             return tuple(checks)
         checks.append(Check("types", self.folded, f"{self.folded} events decode, tags match"))

@@ -34,6 +34,7 @@ from domain import fairplay
 from domain.audit.chain import chain_entries, chain_failure, check_head
 from domain.audit.hidden import HiddenChecks
 from domain.audit.randomness import RandomnessChecks
+from domain.audit.readable import Readable, check_readable
 from domain.audit.replay import Replay
 from domain.audit.report import (
     NO_ACTIONS_NOTE,
@@ -83,6 +84,7 @@ class _Auditor(RandomnessChecks, HiddenChecks, Replay, Verdict):
                 try:
                     if bad == i + 1:
                         chain_failure(stored, i, self.game_id, self.chain)
+                    self._readable(i)
                     if self.actions and (i == 0 or stored[i - 1].command_id != s.command_id):
                         self._command(i)
                     self._check(s)
@@ -112,6 +114,13 @@ class _Auditor(RandomnessChecks, HiddenChecks, Replay, Verdict):
             failure=failure,
             chain=self.chain,
         )
+
+    def _readable(self, i: int) -> None:
+        """An export line's readable copy of event `i`, if it has one, against its bytes."""
+        copy = self.readable[i] if i < len(self.readable) else None
+        if copy is not None:
+            check_readable(bytes(self.stored[i].body), copy)
+            self.readable_checked += 1
 
     def _status(self) -> str:
         if self.table is None:
@@ -207,15 +216,21 @@ _HANDLERS: dict[type[Event], Callable[[_Auditor, StoredEvent, Any], None]] = {
 }
 
 
-def audit(stored: Sequence[StoredEvent], head: StoreHead | None = None) -> AuditReport:
+def audit(
+    stored: Sequence[StoredEvent],
+    head: StoreHead | None = None,
+    readable: Sequence[Readable | None] = (),
+) -> AuditReport:
     """Check a game's stored log against the fair-play protocol; stop at the first discrepancy.
 
     `stored` is the game's whole log in version order, with the exact stored bytes. The game id
     is `GameCreated.game_id`, or the envelope's for logs written before it was recorded. `head`
     is the store's own record of the game (its meta), when the log comes from a store: without
-    it a log cut short cannot be told from a game in play.
+    it a log cut short cannot be told from a game in play. `readable` are an export's readable
+    copies (`event`), by position in `stored` (None: a line without one); each must be its
+    body decoded.
     """
     if not stored:
         failure = (check_head(stored, head) if head else None) or Failure(0, "", "the log is empty")
         return AuditReport("", "", 0, "", "unknown", (), (), failure)
-    return _Auditor(stored, head).run()
+    return _Auditor(stored, head, readable).run()

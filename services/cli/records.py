@@ -35,9 +35,22 @@ def games(limit: Annotated[int, typer.Option(help="How many, newest first.")] = 
     out.print(table)
 
 
+def named(exc: Exception) -> typer.Exit:
+    """A stored entry the store's writers cannot have written (codec.CorruptEntry, naming the
+    game, the entry and what is wrong): one line, and the exit to raise."""
+    err.print(f"[red]FAILED[/]: {escape(str(exc))}", highlight=False)
+    return typer.Exit(1)
+
+
 def show_log(game: str) -> None:
     """Print a game's events: version, time, command, type and body."""
-    for s in load_log(game):
+    from services.runtime.codec import CorruptEntry
+
+    try:
+        stored = load_log(game)
+    except CorruptEntry as exc:
+        raise named(exc) from None
+    for s in stored:
         out.print(
             f"{s.version:>5} {s.time_ms} {s.command_id[:12]:<12} {s.type:<14} "
             f"{bytes(s.body).decode()}",
@@ -80,7 +93,12 @@ def replay(
 def verify(game: str) -> None:
     """Check a game's hash chain over the exact stored bytes, and that it ends at the store's
     head; exit 1 naming the bad or missing event."""
-    stored, head = load_game(game)
+    from services.runtime.codec import CorruptEntry
+
+    try:
+        stored, head = load_game(game)
+    except CorruptEntry as exc:
+        raise named(exc) from None
     entries = chain_entries(stored)
     try:
         bad = fairplay.verify_chain(game, entries)
@@ -104,19 +122,28 @@ def verify(game: str) -> None:
 
 def read_export(path: Path) -> list[StoredEvent]:
     """The stored events of an export file; exit 2 naming the line that cannot be read."""
+    return read_export_copies(path)[0]
+
+
+def read_export_copies(path: Path) -> tuple[list[StoredEvent], list[tuple[int, object] | None]]:
+    """The stored events of an export file, and each line's readable copy of its body (its line
+    number and `event`; None for a line without one, which an older export may be); exit 2
+    naming the line that cannot be read."""
     try:
         lines = path.read_bytes().splitlines()
     except OSError as exc:
         err.print(f"[red]cannot read {path}: {exc.strerror}[/]")
         raise typer.Exit(2) from None
     stored: list[StoredEvent] = []
+    copies: list[tuple[int, object] | None] = []
     for number, line in enumerate(lines, 1):
         if not line.strip():
             continue
         try:
             e = msgspec.json.decode(line, type=Exported)
             body = base64.b64decode(e.body_b64, validate=True)
-        except (msgspec.DecodeError, binascii.Error) as exc:
+        # RecursionError: msgspec's refusal of a value nested too deep
+        except (msgspec.DecodeError, binascii.Error, RecursionError) as exc:
             err.print(
                 f"{path}:{number}: not a Tabula export line: {exc}", style="red", markup=False
             )
@@ -125,16 +152,22 @@ def read_export(path: Path) -> list[StoredEvent]:
                                   body=msgspec.Raw(body), time_ms=e.time_ms,
                                   command_id=e.command_id, hash=e.hash,
                                   action=e.action))  # fmt: skip
+        copies.append(None if e.event is msgspec.UNSET else (number, e.event))
     if not stored:
         err.print(f"[red]{path} holds no events[/]")
         raise typer.Exit(2)
-    return stored
+    return stored, copies
 
 
 def log_from(game: str | None, file: Path | None) -> list[StoredEvent]:
     """A game's log from Redis (GAME) or from an export (--file): exactly one of them."""
+    from services.runtime.codec import CorruptEntry
+
     one_source(game, file)
-    return read_export(file) if file is not None else load_log(game or "")
+    try:
+        return read_export(file) if file is not None else load_log(game or "")
+    except CorruptEntry as exc:
+        raise named(exc) from None
 
 
 def one_source(game: str | None, file: Path | None) -> None:
@@ -196,10 +229,15 @@ def audit_game(
     one_source(game, file)
     # An export has no store head: its report says the tail went unchecked.
     if file is not None:
-        stored = read_export(file)
-        report = audit(stored)
+        stored, copies = read_export_copies(file)
+        report = audit(stored, readable=copies)
     else:
-        stored, head = load_game(game or "")
+        from services.runtime.codec import CorruptEntry
+
+        try:
+            stored, head = load_game(game or "")
+        except CorruptEntry as exc:  # an entry that is not even a stored event
+            raise named(exc) from None
         report = audit(stored, head)
     signed = signature_checks(stored, receipts, key)
     print_report(report, str(file) if file is not None else "Redis", signed)
@@ -231,7 +269,7 @@ def export_game(
     ] = None,
 ) -> None:
     """Write a game's log as JSON Lines: the exact stored bytes (body_b64) with their hashes."""
-    stored = load_log(game)
+    stored = log_from(game, None)
     path = output or Path(f"{game}.tabula.jsonl")
     try:
         path.write_bytes(b"".join(export_line(s) for s in stored))

@@ -52,6 +52,9 @@ class Games:
             future.set_result(game)
         except BaseException as exc:
             future.set_exception(exc)
+            # Retrieved here: with no other waiter, asyncio logs it as lost whenever the future
+            # is collected (the caller has it, raised below).
+            future.exception()
             raise
         finally:
             del self._loading[game_id]

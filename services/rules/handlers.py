@@ -46,7 +46,7 @@ from domain.core import table as tables
 from domain.registry import event_decoder, find_ruleset
 from services.rules.games import Game, Games
 from services.rules.randomness import RandomnessClient, RandomnessUnavailable
-from services.runtime.codec import encode
+from services.runtime.codec import CorruptEntry, decode_event, encode
 from services.runtime.eventstore import UNKNOWN_OUTCOME, Appended, EventStore, NewEvent
 from services.runtime.keys import meta_key
 from services.runtime.sealing import seal, seal_bytes, seal_to
@@ -69,6 +69,13 @@ def unknown_outcome(exc: BaseException) -> Error:
     log.warning("append outcome unknown", error=repr(exc))
     reason = "the store did not answer: retry with the same command id (applied once)"
     return error(ErrorCode.UNKNOWN_OUTCOME, reason)
+
+
+def corrupt(exc: CorruptEntry) -> Error:
+    """A stored entry the store's writers cannot have written: named to the asker, and logged
+    for the operator, rather than an internal error."""
+    log.error("corrupt entry in the store", error=str(exc))
+    return error(ErrorCode.STORE_CORRUPT, str(exc))
 
 
 def derive_game_id(command_id: str) -> str:
@@ -314,6 +321,12 @@ class Rules:
         await self.publish(game, result, [event, sealed])
 
     async def read(self, req: ReadEvents) -> Reply:
+        try:
+            return await self._read(req)
+        except CorruptEntry as exc:
+            return corrupt(exc)
+
+    async def _read(self, req: ReadEvents) -> Reply:
         game = await self.games.get(req.game_id)
         if game is None:
             return error(ErrorCode.UNKNOWN_GAME, f"no game {req.game_id}")
@@ -325,12 +338,12 @@ class Rules:
         stored = await self.store.read(req.game_id, req.after, max(1, min(req.limit, 1000)))
         head = await self.store.head(req.game_id)
         assert head is not None
-        dec = event_decoder(game.table.ruleset.name)
+        ruleset = game.table.ruleset.name
         public: list[StoredEvent] = []
         sealed: list[SealedEvent] = []
         size = 0
         for s in stored:
-            shown, audience = self.project(game, s, dec.decode(s.body))
+            shown, audience = self.project(game, s, decode_event(s, ruleset))
             box = None
             if req.seat is not None and req.seat in audience:
                 box = self.sealed_for(game, req.seat, s)
@@ -346,6 +359,12 @@ class Rules:
         """The game as a seat (with its token) or a spectator sees it: now, with the seat's
         legal actions; or, with `at`, as it stood after event `at`, folded from the log and
         shown exactly as the view then showed it, without legal actions (a replay)."""
+        try:
+            return await self._view_of(req)
+        except CorruptEntry as exc:
+            return corrupt(exc)
+
+    async def _view_of(self, req: GetView) -> Reply:
         game = await self.games.get(req.game_id)
         if game is None:
             return error(ErrorCode.UNKNOWN_GAME, f"no game {req.game_id}")

@@ -24,6 +24,7 @@ from redis.exceptions import NoScriptError, ResponseError, WatchError
 from contracts.envelope import StoredEvent
 from contracts.events import GameCreated, GameEnded, GameSealed
 from domain import fairplay
+from services.runtime.codec import CorruptEntry
 from services.runtime.keys import GAMES_INDEX, commands_key, log_key, meta_key
 from services.runtime.signing import Signer
 
@@ -107,17 +108,39 @@ def _parse_result(raw: bytes | str) -> tuple[int, int, str]:
     return int(first), int(last), digest
 
 
-def _entry(game_id: str, fields: dict[bytes, bytes]) -> StoredEvent:
-    return StoredEvent(
-        game_id=game_id,
-        version=int(fields[b"v"]),
-        type=fields[b"type"].decode(),
-        body=msgspec.Raw(fields[b"body"]),
-        time_ms=int(fields[b"ts"]),
-        command_id=fields[b"cmd"].decode(),
-        hash=fields[b"h"].decode(),
-        action=fields.get(b"act", b"").decode(),
-    )
+# What every entry holds, as append.lua and import_log write it (`act` only under chain v2),
+# at stream id 0-<v>: readers page by version, so an entry elsewhere would be read again.
+_FIELDS = (b"v", b"type", b"body", b"ts", b"cmd", b"h")
+
+
+def _entry(game_id: str, entry_id: bytes | str, fields: dict[bytes, bytes]) -> StoredEvent:
+    """A stream entry as its stored event; CorruptEntry naming it (its stream id, and its
+    version if it has one) when the store's writers cannot have written it."""
+    entry = entry_id.decode() if isinstance(entry_id, bytes) else entry_id
+    v = fields.get(b"v", b"")
+    version = int(v) if v.isdigit() and len(v) < 20 else None  # at most a u64, as chained
+
+    def text(name: bytes) -> str:
+        try:
+            return fields.get(name, b"").decode()
+        except UnicodeDecodeError:
+            raise ValueError(f"its {name.decode()} is not UTF-8") from None
+
+    try:
+        if missing := [f.decode() for f in _FIELDS if f not in fields]:
+            raise ValueError(f"it has no field {', '.join(missing)}")
+        if version is None:
+            raise ValueError(f"its version (v) {v[:40]!r} is not a number")
+        if entry != f"0-{version}":
+            raise ValueError(f"the store puts version {version} at stream id 0-{version}")
+        if not (fields[b"ts"].isdigit() and len(fields[b"ts"]) < 20):
+            raise ValueError(f"its time (ts) {fields[b'ts'][:40]!r} is not a number")
+        return StoredEvent(game_id=game_id, version=version, type=text(b"type"),
+                           body=msgspec.Raw(fields[b"body"]), time_ms=int(fields[b"ts"]),
+                           command_id=text(b"cmd"), hash=text(b"h"),
+                           action=text(b"act"))  # fmt: skip
+    except ValueError as exc:
+        raise CorruptEntry(game_id, str(exc), version=version, entry=entry) from None
 
 
 class GameExists(ValueError):
@@ -423,7 +446,7 @@ class EventStore:
     ) -> list[StoredEvent]:
         """Events with version > after, in order."""
         entries = await self.redis.xrange(log_key(game_id), f"(0-{after}", "+", count=count)
-        return [_entry(game_id, fields) for _id, fields in entries]
+        return [_entry(game_id, entry_id, fields) for entry_id, fields in entries]
 
     async def read_all(self, game_id: str, after: int = 0, page: int = 1000) -> list[StoredEvent]:
         out: list[StoredEvent] = []
@@ -445,7 +468,7 @@ class EventStore:
             for _key, entries in reply or []:
                 for entry_id, fields in entries:
                     last = entry_id.decode() if isinstance(entry_id, bytes) else entry_id
-                    yield _entry(game_id, fields)
+                    yield _entry(game_id, last, fields)
 
     async def command_result(self, game_id: str, command_id: str) -> Appended | None:
         raw = await self.redis.hget(commands_key(game_id), command_id)

@@ -7,12 +7,16 @@ from pathlib import Path
 
 import httpx
 import msgspec
+import redis.asyncio as aioredis
 from playwright.async_api import Browser, expect
 
 from domain.audit import audit
-from services.cli.records import read_export
+from services.cli.records import read_export, read_export_copies
 from services.runtime.codec import Exported
+from services.runtime.eventstore import EventStore
+from tests.browser.conftest import person
 from tests.browser.test_play import meet
+from tests.e2e.test_cli import forget, imported
 
 GOLDEN = Path(__file__).parents[1] / "contracts" / "golden"
 
@@ -49,3 +53,55 @@ async def test_the_golden_logs_pass_and_a_changed_byte_is_named(
     assert python.failure is not None
     assert (python.failure.version, python.failure.type) == (3, "MovePlayed")
     await expect(verdict).to_contain_text(python.failure.message)
+
+
+async def test_an_export_whose_readable_copy_was_edited_fails_at_its_line(
+    browser: Browser, gateway: str, store: EventStore, redis: "aioredis.Redis", tmp_path: Path
+) -> None:
+    """As `tabula audit --file` (issue 20, item 13): the export the server gives passes, every
+    readable copy counted; the same file with one line's `event` edited, its body_b64 and so
+    its chain untouched, fails at that line, in the Python audit's words."""
+    stored = await imported(store, redis, "chess3d-v1")
+    game_id = stored[0].game_id
+    try:
+        page = await person(browser, gateway, "Ann")
+        await page.goto(f"{gateway}/#/audit/{game_id}")
+        await expect(
+            page.get_by_text("The log passes: the export the server gave.")
+        ).to_be_visible()
+        counted = f"{len(stored)} readable copies (event) match body_b64"
+        await expect(page.get_by_role("row").filter(has_text=counted)).to_be_visible()
+        async with httpx.AsyncClient() as http:
+            text = (await http.get(f"{gateway}/api/games/{game_id}/export", timeout=30)).text
+        lines = [msgspec.json.decode(line) for line in text.splitlines()]
+        victim = next(
+            line for line in lines if line["type"] == "MovePlayed" and line["version"] > 5
+        )
+        victim["event"]["move"] = "IA1-IA8"  # what a reader sees; the audited bytes are kept
+        edited = tmp_path / "edited.tabula.jsonl"
+        edited.write_bytes(b"".join(msgspec.json.encode(line) + b"\n" for line in lines))
+        await page.get_by_label("an export file").set_input_files(str(edited))
+        verdict = page.get_by_role("alert")
+        v = victim["version"]
+        await expect(verdict).to_contain_text(f"The log fails at event {v} (MovePlayed)")
+        in_file, copies = read_export_copies(edited)
+        python = audit(in_file, readable=copies)  # the same file, checked by domain/audit
+        assert python.failure is not None
+        assert (python.failure.version, python.failure.type) == (v, "MovePlayed")
+        assert python.failure.message.startswith(f"line {v}: its readable copy (event) is not")
+        await expect(verdict).to_contain_text(python.failure.message)
+        # An integer made a float reads the same to JSON.parse, but is not what msgspec decodes.
+        victim["event"]["move"] = msgspec.json.decode(base64.b64decode(victim["body_b64"]))["move"]
+        seat = next(
+            line for line in lines if line["event"].get("seat") == 0 and line["version"] > 1
+        )
+        seat["event"]["seat"] = 0.0
+        floated = tmp_path / "floated.tabula.jsonl"
+        floated.write_bytes(b"".join(msgspec.json.encode(line) + b"\n" for line in lines))
+        await page.get_by_label("an export file").set_input_files(str(floated))
+        await expect(verdict).to_contain_text(
+            f"The log fails at event {seat['version']} ({seat['type']}): line {seat['version']}: "
+            "its readable copy (event) is not its body_b64 decoded"
+        )
+    finally:
+        await forget(redis, game_id)

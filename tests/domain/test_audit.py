@@ -6,7 +6,7 @@ event store chains them (hash chain v2 over the encoded bytes, time and command 
 test says so).
 """
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import msgspec
@@ -712,3 +712,82 @@ def test_an_empty_log_fails() -> None:
     assert not report.ok
     assert report.failure is not None
     assert report.failure.message == "the log is empty"
+
+
+# -- an export's readable copies (issue 20, item 13) ---------------------------------------------
+
+
+def copies(stored: list[StoredEvent]) -> list[tuple[int, object] | None]:
+    """Each event's readable copy (`event`) as `tabula export` writes it, on line n for event n."""
+    return [(s.version, msgspec.json.decode(s.body)) for s in stored]
+
+
+def test_readable_copies_that_are_their_bodies_pass_and_are_counted() -> None:
+    """A copy is compared as JSON, so the order of its members does not matter; a line without
+    one (an older export) has nothing to compare."""
+    stored = chained(honest())
+    given = copies(stored)
+    assert given[3] is not None
+    line, event = given[3]
+    assert isinstance(event, dict)
+    given[3] = (line, dict(reversed(event.items())))
+    given[5] = None
+    report = audit(stored, readable=given)
+    assert report.ok, report.failure
+    assert "export: 19 readable copies (event) match body_b64" in [str(c) for c in report.checks]
+
+
+def _roll(event: object) -> object:
+    assert isinstance(event, dict)
+    return {**event, "value": (event["value"] + 1) % 6}
+
+
+def _as_float(event: object) -> object:
+    assert isinstance(event, dict)
+    return {**event, "value": float(event["value"])}
+
+
+def _seat_as_bool(event: object) -> object:
+    assert isinstance(event, dict)
+    return {**event, "seat": bool(event["seat"])}
+
+
+def _added(event: object) -> object:
+    assert isinstance(event, dict)
+    return {**event, "note": "agreed"}
+
+
+EDITS = [(11, "RandomDrawn", _roll),  # the roll a person reads is not the one recorded
+         (11, "RandomDrawn", _as_float),  # 3.0 is not the integer 3, though Python's == says so
+         (3, "ClientSeedCommitted", _seat_as_bool),  # nor is false the seat 0
+         (18, "GameEnded", _added),
+         (5, "ClientSeedRevealed", lambda _: None)]  # fmt: skip
+
+
+@pytest.mark.parametrize(("version", "type_", "edit"), EDITS)
+def test_a_readable_copy_that_is_not_its_body_fails_naming_its_line(
+    version: int, type_: str, edit: Callable[[object], object]
+) -> None:
+    """The chain covers body_b64, so the audit checks the bytes; a person reads `event`. A copy
+    that differs means the file was edited to show a reader what was not audited: the audit
+    fails there, naming the line, and counts the copies that matched before it."""
+    stored = chained(honest())
+    given = copies(stored)
+    line, event = given[version - 1] or (0, None)
+    given[version - 1] = (line + 100, edit(event))  # a line number of the file, not a version
+    report = audit(stored, readable=given)
+    failed_at(report, version, type_, f"line {line + 100}: its readable copy (event) is not its "
+              "body_b64 decoded: the export was edited, and what it shows a reader is not what "
+              "was audited")  # fmt: skip
+    exports = [c for c in report.checks if c.name == "export"]
+    assert [c.count for c in exports] == ([version - 1] if version > 1 else [])
+
+
+def test_an_edited_body_fails_the_chain_before_its_readable_copy() -> None:
+    """body_b64 changed and its copy kept: the bytes the chain covers are what was altered."""
+    stored = chained(honest())
+    given = copies(stored)
+    s = stored[10]
+    body = bytes(s.body).replace(b'"purpose":"move"', b'"purpose":"mood"')
+    stored[10] = replace(s, body=msgspec.Raw(body))
+    failed_at(audit(stored, readable=given), 11, "RandomDrawn", "hash chain")
