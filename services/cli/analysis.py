@@ -22,13 +22,38 @@ from services.cli.common import err, out
 
 
 def _started(ruleset: str, variant: str, position: str) -> tuple[Ruleset[Any, Any], Any]:
-    """The ruleset and its game's first state; exit 2 with the typed error if refused."""
+    """The ruleset and its game's first state; exit 2 with the typed error if refused.
+
+    `create` refuses a position whose game, or one of its games, is over (a new game needs a
+    move to play); this loads it as chess tools load a mate: `start` reads it with the result,
+    printed here first, and nothing is legal for the side whose game is over."""
     try:
         rs = find_ruleset(ruleset)
         return rs, rs.start(rs.create(variant, position))
     except VariantError as exc:
-        err.print(f"[red]{exc.code}: {exc.reason}[/]")
-        raise typer.Exit(2) from None
+        refused = exc
+    state, over = None, []
+    if position and ruleset in RULESETS:
+        rs = RULESETS[ruleset]
+        try:  # the variant as `create` reads it, then the position as `start` reads it
+            blank = rs.create(variant)
+            state = rs.start(msgspec.structs.replace(blank, position=position, hidden_setup=False))
+        except VariantError:
+            state = None
+    if state is not None:
+        outcome = rs.outcome(state)
+        if outcome is not None:
+            over.append(f"game over: {outcome.result} ({outcome.reason})")
+        else:  # several games on one board (Secondary Yiora): the ones that are over
+            games = rs.view(state, None).get("games", [])
+            over += [f"game {g['game']} over: {g['result']} ({g['reason']})"
+                     for g in games if g.get("result")]  # fmt: skip
+    if not over:  # refused for another reason than a finished game: the refusal stands
+        err.print(f"[red]{refused.code}: {refused.reason}[/]")
+        raise typer.Exit(2)
+    for line in over:
+        out.print(line, markup=False, highlight=False)
+    return rs, state
 
 
 def perft(
@@ -37,14 +62,19 @@ def perft(
     position: Annotated[str, typer.Option(help="Start position (ruleset notation).")] = "",
     variant: Annotated[str, typer.Option(help="Variant string.")] = "",
 ) -> None:
-    """Count leaf positions of the move tree (the classic move-generator check)."""
-    rs, state = _started(ruleset, variant, position)
-    counter = perft_of(rs)
-    if counter is None:  # Yavoch: the tree hangs on dice and cards, so leaves are not positions
+    """Count leaf positions of the move tree (the classic move-generator check); a position
+    whose game is over counts 0, its result printed first."""
+    # Yavoch declares none: its tree hangs on dice and cards, so leaves are not positions.
+    # Checked before the position is read, which may print a result.
+    known = RULESETS.get(ruleset)
+    if known is not None and perft_of(known) is None:
         with_perft = ", ".join(sorted(n for n, r in RULESETS.items() if perft_of(r)))
-        err.print(f"[red]{rs.name} declares no perft (its moves hang on dice and cards); "
+        err.print(f"[red]{known.name} declares no perft (its moves hang on dice and cards); "
                   f"rulesets with perft: {with_perft}[/]")  # fmt: skip
         raise typer.Exit(2)
+    rs, state = _started(ruleset, variant, position)
+    counter = perft_of(rs)
+    assert counter is not None  # checked above
     out.print(counter.perft(state, depth))
 
 
@@ -58,7 +88,8 @@ def legal(
     position: Annotated[str, typer.Option(help="Start position (ruleset notation).")] = "",
     variant: Annotated[str, typer.Option(help="Variant string.")] = "",
 ) -> None:
-    """Every legal move of the seats to act, one a line, sorted, then `total N`."""
+    """Every legal move of the seats to act, one a line, sorted, then `total N`; for a
+    position whose game is over its result first (and no move for the side whose game it is)."""
     rs, state = _started(ruleset, variant, position)
     texts = {rs.format_action(state, action) for seat in sorted(rs.to_act(state))
              for action in rs.legal_actions(state, seat)}  # fmt: skip

@@ -1,19 +1,23 @@
-"""What every `tabula` command shares: the consoles, the settings, and reading the store."""
+"""What every `tabula` command shares: the consoles, the settings, and reading the store.
+
+NATS, Redis and the audit (which loads every ruleset) are imported where they are used, so a
+command that needs none of them (`--help`, `perft`, `fair`) does not pay for them.
+"""
 
 import asyncio
 import contextlib
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import nats.errors
-import redis.exceptions
 import typer
 from rich.console import Console
 
 from contracts.envelope import StoredEvent
-from domain.audit import StoreHead
 from services.runtime import config
-from services.runtime.eventstore import EventStore
+
+if TYPE_CHECKING:
+    from domain.audit import StoreHead
+    from services.runtime.eventstore import EventStore
 
 out = Console(soft_wrap=True)  # never fold positions, hashes or event bodies
 err = Console(stderr=True, soft_wrap=True)
@@ -34,6 +38,8 @@ def with_store(fn: Any, admin: bool = False) -> Any:
     """Run `fn(store)`: as the store's read-only user, or its admin (`import` only)."""
 
     async def run() -> Any:
+        from services.runtime.eventstore import EventStore
+
         s = settings()
         store = EventStore.from_url(s.admin_redis_url if admin else s.redis_url)
         try:
@@ -48,6 +54,9 @@ def with_store(fn: Any, admin: bool = False) -> Any:
 @contextlib.contextmanager
 def servers_answer() -> Iterator[None]:
     """A server that cannot be reached, or refuses us, is one red line and exit 1."""
+    import nats.errors
+    import redis.exceptions
+
     try:
         yield
     except (redis.exceptions.RedisError, nats.errors.Error, OSError) as exc:
@@ -57,6 +66,9 @@ def servers_answer() -> Iterator[None]:
 
 def server_trouble(exc: Exception) -> str:
     """What went wrong, in one line. Never the URL: it may carry a password."""
+    import nats.errors
+    import redis.exceptions
+
     text = " ".join(str(exc).split()) or type(exc).__name__
     if isinstance(exc, redis.exceptions.ConnectionError | redis.exceptions.TimeoutError):
         return f"cannot reach Redis: {text}"
@@ -78,13 +90,17 @@ def load_log(game_id: str) -> list[StoredEvent]:
 READS = 10  # attempts at reading a game in play between two of its appends
 
 
-async def read_head(store: EventStore, game_id: str) -> StoreHead | None:
+async def read_head(store: "EventStore", game_id: str) -> "StoreHead | None":
     """The store's own record of the game (its meta hash), None when it has none."""
+    from domain.audit import StoreHead
+
     head = await store.head(game_id)
     return StoreHead(head.version, head.hash, head.result) if head else None
 
 
-async def read_game(store: EventStore, game_id: str) -> tuple[list[StoredEvent], StoreHead | None]:
+async def read_game(
+    store: "EventStore", game_id: str
+) -> tuple[list[StoredEvent], "StoreHead | None"]:
     """A game's log and the store's head as of one moment. One script moves both at each
     append, so a head unchanged from before the log was read to after it matches the log; a
     game in play that moved on meanwhile is read again."""
@@ -97,11 +113,13 @@ async def read_game(store: EventStore, game_id: str) -> tuple[list[StoredEvent],
     raise typer.Exit(1)
 
 
-def load_game(game_id: str) -> tuple[list[StoredEvent], StoreHead]:
+def load_game(game_id: str) -> tuple[list[StoredEvent], "StoreHead"]:
     """A game's log from Redis with the store's head. A log without a head is checked against
     version 0, so a meta deleted to hide a cut fails too."""
     stored, head = with_store(lambda s: read_game(s, game_id))
     if not stored and head is None:
         err.print(f"[red]no game {game_id}[/]")
         raise typer.Exit(1)
+    from domain.audit import StoreHead
+
     return stored, head or StoreHead(0, "")

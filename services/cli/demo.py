@@ -8,14 +8,16 @@ import sys
 import time
 from collections import Counter
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from domain.registry import find_ruleset
-from services.client.bot import BotResult, play_seat
 from services.client.client import Client
+
+if TYPE_CHECKING:
+    from services.client.bot import BotResult
 
 CONNECT_S = 5.0  # the client retries a server it cannot reach forever: give up after this
 
@@ -58,7 +60,11 @@ async def run_demo(
     show: bool = False,
     seed: int = 0,
     receipts: Path | None = None,
-) -> list[BotResult]:
+) -> list["BotResult"]:
+    # Here, not at the top: `tabula keys` (which connects through this module) loads no ruleset.
+    from domain.registry import find_ruleset
+    from services.client.bot import play_seat
+
     client = await connect(nats_url, receipts)
     seats = find_ruleset(ruleset).create(variant).seats  # four bots a game for four seats
     events = 0
@@ -67,7 +73,7 @@ async def run_demo(
         nonlocal events
         events += 1
 
-    async def bot(i: int) -> BotResult:
+    async def bot(i: int) -> "BotResult":
         a = await client.find_match(ruleset, variant, player=f"bot-{i}")
         result = await play_seat(client, a.game_id, a.seat, a.token, seed=seed + i, on_event=seen)
         progress.update(task, advance=1 / seats, moves=events // seats)

@@ -2,9 +2,12 @@
 
 Starts nats-server and Valkey from their wheels (unless NATS_URL / REDIS_URL point at running
 ones), closed to all but a user per role (services.runtime.access), then every service as its
-own process under its role. It restarts a service that exits and a server that exits or stops
-answering its health check (on the same port, with the same files). On Ctrl-C (or SIGTERM) it
-stops the services first (each stops intake and drains), then nats-server, then Valkey. It
+own process under its role. The servers keep their ports from one `tabula up` to the next on the
+same data directory (`ports.json`), so clients of the last run find them again. It restarts a
+service that exits and a server that exits or stops answering its health check (on the same
+port, with the same files). Every process it starts has a session of its own, so a terminal's
+Ctrl-C reaches it alone; on Ctrl-C (or SIGTERM) it stops them in order (STOP_ORDER): intake
+first, each service draining while what it calls is still up, then nats-server, then Valkey. It
 holds a lock on its data directory, and everything it starts dies with it.
 """
 
@@ -12,11 +15,13 @@ import asyncio
 import contextlib
 import fcntl
 import os
+import re
 import signal
 import socket
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 import msgspec
@@ -30,6 +35,7 @@ from services.runtime.embedded import (
     EmbeddedError,
     Server,
     die_with_parent,
+    port_free,
     start_nats,
     start_valkey,
 )
@@ -87,22 +93,67 @@ async def wait_for_services(nats_url: str, names: list[str], timeout: float = 30
         await nc.close()
 
 
+class Ports(msgspec.Struct):
+    """The embedded servers' ports, kept in the data directory for the next `tabula up`."""
+
+    nats: int = 0
+    valkey: int = 0
+
+
+def ports_path(home: Path) -> Path:
+    return home / "ports.json"
+
+
+def last_ports(home: Path) -> Ports:
+    """The ports of the last run on `home` (none: 0, any free port)."""
+    try:
+        return msgspec.json.decode(ports_path(home).read_bytes(), type=Ports)
+    except (OSError, msgspec.DecodeError):
+        return Ports()
+
+
+def start_kept(name: str, port: int, start: Callable[[int | None], Server]) -> Server:
+    """`start(port)`, on the port of the last run; on a free one (None) when there was none,
+    or with a line saying so when another process holds it or the server cannot take it: the
+    clients of the last run keep asking the old one."""
+    if port and port_free(port):
+        try:
+            return start(port)
+        except EmbeddedError as exc:  # taken meanwhile, say
+            why = f"unusable ({exc})"
+    elif port:
+        why = "taken by another process"
+    else:
+        return start(None)
+    console.print(f"[yellow]{name}'s port {port}, from the last run on this directory, is "
+                  f"{why}: it moves to a free one (clients of the last run need its new "
+                  "URL)[/]")  # fmt: skip
+    return start(None)
+
+
 def start_servers(home: Path, logs: Path, servers: list[Server]) -> access.Endpoints:
     """The embedded servers that NATS_URL / REDIS_URL do not replace, closed to all but the
-    users in `home/secrets` (generated once, 0600)."""
+    users in `home/secrets` (generated once, 0600), on the ports of the last run when free."""
     nats_url = os.environ.get("NATS_URL")
     redis_url = os.environ.get("REDIS_URL")
     secrets = home / "secrets"
     creds = access.load_or_create(secrets)
     nats_conf, acl = access.write_server_files(secrets, creds)
+    last = last_ports(home)
     if not nats_url:
-        servers.append(start_nats(logs, nats_conf))
+        servers.append(start_kept("nats-server", last.nats, partial(start_nats, logs, nats_conf)))
         nats_url = servers[-1].url
+        last.nats = servers[-1].port
         console.print(f"nats-server (embedded, closed) on {nats_url}")
     if not redis_url:
-        servers.append(start_valkey(home / "redis", acl=acl))
+        servers.append(
+            start_kept("valkey", last.valkey, partial(start_valkey, home / "redis", acl=acl))
+        )
         redis_url = servers[-1].url
+        last.valkey = servers[-1].port
         console.print(f"valkey (embedded, closed, data in {home / 'redis'}) on {redis_url}")
+    with contextlib.suppress(OSError):  # a read-only home only loses the convenience
+        ports_path(home).write_bytes(msgspec.json.encode(last))
     return access.Endpoints(nats_url, redis_url, creds, nats_closed="NATS_URL" not in os.environ,
                             redis_closed="REDIS_URL" not in os.environ)  # fmt: skip
 
@@ -147,16 +198,21 @@ def gateway_port(host: str, port: int) -> int:
 async def wait_for_gateway(child: "Child", host: str, port: int, timeout: float = 30.0) -> None:
     """Until the gateway answers HTTP (a condition polled while it starts, not a fixed wait)."""
     deadline = asyncio.get_running_loop().time() + timeout
+    # The gateway refuses a request for a Host not its own (400): ask as the name it listens
+    # on. Listening on every address it knows only its configured names: then any answer below
+    # 500 says it is serving.
+    where = f"[{host}]" if ":" in host else host
+    probe = f"GET / HTTP/1.0\r\nHost: {where}:{port}\r\n\r\n".encode()
     while asyncio.get_running_loop().time() < deadline:
         if child.proc is not None and child.proc.returncode is not None:
             raise EmbeddedError(f"the gateway exited with code {child.proc.returncode}: "
                                 f"see {child.log}")  # fmt: skip
         with contextlib.suppress(OSError):
             reader, writer = await asyncio.open_connection(host, port)
-            writer.write(b"GET / HTTP/1.0\r\n\r\n")
+            writer.write(probe)
             answered = await reader.readline()
             writer.close()
-            if answered.startswith(b"HTTP/1.1 200"):
+            if re.match(rb"HTTP/1\.[01] [234]\d\d ", answered):
                 return
         await asyncio.sleep(0.05)  # poll interval while it starts
     raise EmbeddedError(f"the gateway did not answer on {host}:{port} within {timeout:.0f}s")
@@ -225,18 +281,35 @@ async def _up(home: Path, rules_replicas: int, demo_games: int, host: str, port:
                 == os.getpid()
             ):
                 user_pointer().unlink()
-        for child in children:
-            if child.proc and child.proc.returncode is None:
-                child.proc.send_signal(signal.SIGTERM)
-        for child in children:  # each stops intake and drains its in-flight requests
-            if child.proc:
-                try:
-                    await asyncio.wait_for(child.proc.wait(), DRAIN_S + 5)
-                except TimeoutError:
-                    child.proc.kill()
+        for stage in STOP_ORDER:
+            await stop_children([c for c in children if c.module == f"services.{stage}"])
         for server in servers:  # then the bus, then the store the drained requests wrote to
             await asyncio.to_thread(server.stop)
+            console.print(f"{server.name} stopped", style="dim")
         console.print("Tabula stopped.")
+
+
+# Who stops first: the intake (the gateway, the door from outside), then matchmaking (it makes
+# games through the rules service), then the rules replicas (their commands in flight draw from
+# the randomness service), then randomness. Each drains while everything it calls still runs;
+# nats-server and Valkey stop after all of them.
+STOP_ORDER = ("gateway", "matchmaking", "rules", "randomness")
+
+
+async def stop_children(stage: list[Child]) -> None:
+    """SIGTERM to each: it stops intake, finishes its requests in flight (DRAIN_S) and exits;
+    killed if it has not within DRAIN_S + 5 s."""
+    for child in stage:
+        if child.proc and child.proc.returncode is None:
+            child.proc.send_signal(signal.SIGTERM)
+    for child in stage:
+        if child.proc:
+            try:
+                await asyncio.wait_for(child.proc.wait(), DRAIN_S + 5)
+            except TimeoutError:
+                child.proc.kill()
+                await child.proc.wait()
+            console.print(f"{child.name} stopped", style="dim")
 
 
 HEALTH_S = 1.0  # how often each server is looked at

@@ -1,4 +1,7 @@
-"""The commands that run or reach the stack: keys, access, up, demo."""
+"""The commands that run or reach the stack: keys, access, up, demo.
+
+What a command needs beyond its signature (the rulesets, NATS, Redis) is imported when it runs.
+"""
 
 import asyncio
 from pathlib import Path
@@ -6,10 +9,7 @@ from typing import Annotated
 
 import typer
 
-from domain.core import VariantError
-from domain.registry import find_ruleset
 from services.cli.common import err, out, servers_answer, settings, with_store
-from services.cli.records import audit_games, print_report
 from services.runtime import config
 
 
@@ -92,6 +92,7 @@ def demo(
     import uvloop
 
     from services.cli.demo import run_demo
+    from services.cli.records import audit_games, print_report
     from services.runtime.bus import TabulaError
 
     check_variant(ruleset, variant)  # here, before any bot asks the services
@@ -117,6 +118,9 @@ def demo(
 
 def check_variant(ruleset: str, variant: str) -> None:
     """Exit 2 naming the problem if the ruleset is unknown or refuses the variant."""
+    from domain.core import VariantError
+    from domain.registry import find_ruleset
+
     try:
         find_ruleset(ruleset).create(variant)
     except VariantError as exc:

@@ -1,6 +1,8 @@
 """The embedded default: nats-server and a Redis-compatible server (Valkey) from their wheels.
 
-Both listen on free loopback ports, so they never touch system services on the standard ports.
+Both listen on loopback ports (given, or free ones), so they never touch system services on the
+standard ports. Each runs in a session of its own: a terminal's Ctrl-C reaches the process that
+started it, which stops them last, after the services that use them have drained.
 """
 
 import contextlib
@@ -38,6 +40,18 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
+
+
+def port_free(port: int) -> bool:
+    """Nobody listens on the loopback `port` now (SO_REUSEADDR, as the servers bind: the
+    connections a server of ours left in TIME_WAIT do not hold it)."""
+    with socket.socket() as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+        return True
 
 
 def nats_binary() -> str:
@@ -93,8 +107,10 @@ class Server:
     proc: subprocess.Popen[bytes] = field(init=False)
 
     def start(self) -> None:
+        # A session of its own: a terminal's SIGINT goes to the foreground process group, and
+        # a server in it would die before the services that use it have drained.
         self.proc = subprocess.Popen(self.args, stdout=subprocess.DEVNULL,
-                                     stderr=subprocess.DEVNULL,
+                                     stderr=subprocess.DEVNULL, start_new_session=True,
                                      preexec_fn=die_with_parent)  # noqa: PLW1509  # fmt: skip
         try:
             _wait_ready(self.proc, self.port, self.probe, self.expect, self.name)
@@ -117,9 +133,11 @@ class Server:
         self.proc.wait()
 
 
-def start_nats(log_dir: Path | None = None, config: Path | None = None) -> Server:
+def start_nats(
+    log_dir: Path | None = None, config: Path | None = None, port: int | None = None
+) -> Server:
     """nats-server; with `config` (services.runtime.access) it admits only its users."""
-    port = free_port()
+    port = port or free_port()
     args = [nats_binary(), "-a", "127.0.0.1", "-p", str(port)]
     if config:
         args += ["-c", str(config)]

@@ -393,3 +393,149 @@ def test_one_stack_per_directory_and_nothing_outlives_a_killed_stack(tmp_path: P
             break
         time.sleep(0.05)
     assert not alive, f"still running after their parent was killed: {alive}"
+
+
+# What the CLI's entry must not import before a command needs it (issue 20, item 16): the
+# rulesets and their registry, NATS and Redis take most of a second.
+HEAVY = ("nats", "redis", "domain.registry", "domain.chess3d", "domain.cyvasse", "domain.yavoch",
+         "domain.yiora", "domain.spacewar", "domain.spacewar_ha")  # fmt: skip
+IMPORTED = """
+import json, sys
+heavy = sys.argv[1:]
+def loaded():
+    return sorted(m for m in sys.modules if any(m == h or m.startswith(h + ".") for h in heavy))
+import services.cli.main
+from typer.testing import CliRunner
+entry = loaded()
+shown = CliRunner().invoke(services.cli.main.app, ["keys", "--help"])
+print(json.dumps({"entry": entry, "help": loaded(), "code": shown.exit_code,
+                  "output": shown.output}))
+"""
+
+
+def test_the_cli_entry_and_a_commands_help_import_no_ruleset_nats_or_redis() -> None:
+    """Importing the CLI's entry, then `tabula keys --help`, in a fresh interpreter: none of the
+    rulesets, the registry, nats or redis is in sys.modules; the help is the command's own."""
+    probe = subprocess.run([sys.executable, "-c", IMPORTED, *HEAVY], capture_output=True,
+                           text=True, timeout=120, check=True)  # fmt: skip
+    seen = json.loads(probe.stdout)
+    assert seen["entry"] == [], seen["entry"]
+    assert seen["help"] == [], seen["help"]
+    assert seen["code"] == 0, seen["output"]
+    assert "The public keys the rules service signs receipts" in seen["output"]
+
+
+# Finished positions (issue 20, item 15): 3-D Chess after IIH1-IIA1 mates (C3-R25's example),
+# and after IC2-IB3 stalemates; Yiora's bsq game mated (Black to move, no escape).
+MATED_3D = "8/8/8/8/8/8/8/k7|8/8/8/8/8/8/8/Q7|8/8/8/8/8/8/8/K7 b - - - 0 1 -"
+STALEMATED_3D = "8/8/8/8/8/1Q6/8/k7|8/8/8/8/8/8/8/8|8/8/8/8/8/8/8/K7 b - - - 0 1 -"
+MATED_BSQ = "bsq:b W:OA1,MA9,PO15 B:OA19,MR20 0 1"
+START_WSQ = ("wsq:g G:OA2,MA36,MA4,MR1,MR3,PO34,PO36,PO4,PO6 "
+             "S:OA20,MA18,MA22,MR19,MR21,PO16,PO18,PO22,PO24 0 1")  # fmt: skip
+
+
+def test_legal_and_perft_read_a_mate_and_a_stalemate_as_chess_tools_do(tmp_path: Path) -> None:
+    """A 3-D Chess position whose game is over loads: its result first, no move, perft 0."""
+    # C3-7.1, C3-7.2
+    mate = tabula(tmp_path, "legal", "chess3d", "--position", MATED_3D)
+    assert (mate.returncode, mate.stdout.splitlines()) == (0, ["game over: 1-0 (checkmate)",
+                                                               "total 0"])  # fmt: skip
+    counted = tabula(tmp_path, "perft", "chess3d", "--position", MATED_3D, "--depth", "2")
+    assert counted.stdout.splitlines() == ["game over: 1-0 (checkmate)", "0"]
+    stale = tabula(tmp_path, "legal", "chess3d", "--position", STALEMATED_3D)
+    assert stale.stdout.splitlines() == ["game over: 1/2-1/2 (stalemate)", "total 0"]
+    # Cyvasse version A: White's lone King is stalemated (CY-7.2)
+    cyvasse = "side=w; white=Ka1; black=Ea5 Eb4 Ra3 Kh8; terrain=; reserve=-; storm=-"
+    shown = tabula(tmp_path, "perft", "cyvasse", "--variant", "A", "--position", cyvasse)
+    assert shown.stdout.splitlines() == ["game over: 1/2-1/2 (stalemate)", "0"]
+
+
+def test_legal_reads_a_secondary_yiora_position_with_one_game_over(tmp_path: Path) -> None:
+    """One game of a Secondary Yiora over: its result first, then only the other game's moves
+    (the mated side has none); perft counts the other game alone."""
+    # YI-8.2, YI-8.4.1, YI-8.3
+    position = f"{MATED_BSQ} | {START_WSQ}"
+    for variant in ("secondary_complex", "secondary_basic"):
+        shown = tabula(tmp_path, "legal", "yiora", "--variant", variant, "--position", position)
+        lines = shown.stdout.splitlines()
+        assert lines[0] == "game bsq over: 1-0 (checkmate)", (variant, shown.stderr)
+        assert lines[-1] == "total 78"  # YI-10.1: the white-square game's first moves
+        assert all(line.startswith("wsq:") for line in lines[1:-1])
+    counted = tabula(tmp_path, "perft", "yiora", "--variant", "secondary_complex", "--position",
+                     position, "--depth", "2")  # fmt: skip
+    # game wsq alone, its start the twin of Primary Basic's: 6052 two plies deep
+    assert counted.stdout.splitlines() == ["game bsq over: 1-0 (checkmate)", "6052"]
+
+
+def test_legal_reads_a_finished_spacewar_or_yavoch_position(tmp_path: Path) -> None:
+    """Spacewar without a Black Mothership, Spacewar H/A without Black Bases, Yavoch without
+    player two's Command ship: the result first, and no action."""
+    # SW-8.1, HA-8.1, Y-8.1
+    spacewar = ("t=1 p=4 s=combat a=w passes=0 moved=- hit=1 W=Ka1,Pa2 B=Pb11 hits=- window=- "
+                "pending=0,0")  # fmt: skip
+    ha = "b 3 0 Re7:9/6,ka1:9/18/6 Wd2:36/72,Bd7:x,Be7:x -"
+    yavoch = "1C111:2 1T112 2T244 / 1"
+    cases = (("spacewar", spacewar, "1-0 (motherships)"), ("spacewar-ha", ha, "1-0 (bases)"),
+             ("yavoch", yavoch, "1-0 (command_ship_destroyed)"))  # fmt: skip
+    for ruleset, position, result in cases:
+        shown = tabula(tmp_path, "legal", ruleset, "--position", position)
+        assert shown.stdout.splitlines() == [f"game over: {result}", "total 0"], shown.stderr
+
+
+# -- an edited export, a malformed entry (issue 20, items 13 and 14) -----------------------------
+
+
+def test_audit_of_an_export_whose_readable_copy_was_edited_names_the_line(tmp_path: Path) -> None:
+    """`tabula audit --file`, offline: a line whose `event` (what a person reads) no longer is
+    its body_b64 (what the chain covers and the audit checks) fails, naming the line and its
+    event; the export as written passes, every readable copy counted."""
+    from services.runtime.codec import export_line
+
+    stored = load(GOLDEN / "chess3d-v1.jsonl")
+    path = tmp_path / "game.jsonl"
+    path.write_bytes(b"".join(export_line(s) for s in stored))
+    passed = tabula_at(tmp_path, NOWHERE, "audit", "--file", str(path))
+    assert passed.returncode == 0, passed.stdout + passed.stderr
+    assert f"✓ export: {len(stored)} readable copies (event) match body_b64" in passed.stdout
+    lines = [json.loads(line) for line in path.read_text().splitlines()]
+    victim = next(line for line in lines if line["type"] == "MovePlayed" and line["version"] > 5)
+    v = victim["version"]
+    victim["event"]["move"] = "IA1-IA8"  # body_b64 untouched: the chain still verifies
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    edited = tabula_at(tmp_path, NOWHERE, "audit", "--file", str(path))
+    assert edited.returncode == 1, edited.stdout
+    assert "Traceback" not in edited.stdout + edited.stderr
+    assert (f"✗ event {v} (MovePlayed): line {v}: its readable copy (event) is not its body_b64 "
+            "decoded: the export was edited, and what it shows a reader is not what was "
+            "audited") in edited.stdout  # fmt: skip
+    assert f"FAILED: the first discrepancy is at event {v} (MovePlayed)" in edited.stdout
+
+
+# What reads a game from the store, with what a malformed entry in it must stop.
+READERS = {"no fields": ("verify", "audit", "log", "replay", "export"), "cmd": ("verify", "audit")}
+
+
+@pytest.mark.parametrize("case", READERS)
+async def test_a_malformed_entry_fails_verify_and_audit_in_one_line_naming_it(
+    case: str, store: EventStore, redis: "aioredis.Redis",
+    role_settings: Callable[[str], Settings], tmp_path: Path,
+) -> None:  # fmt: skip
+    """An entry the rules service's user wrote with XADD rather than the append script (no
+    version, time, command id or hash; a command id that is not UTF-8): every command that
+    reads the game names the game, the entry and what is wrong, in one line, exit 1, no
+    traceback."""
+    from tests.services.test_corrupt_entry import write_malformed
+
+    auditor = role_settings("auditor")
+    urls = (auditor.nats_url, auditor.redis_url)
+    stored = await imported(store, redis, "chess3d-v1")
+    game = stored[0].game_id
+    try:
+        said = await write_malformed(role_settings("rules").redis_url, game, len(stored), case)
+        for command in READERS[case]:
+            to = ("-o", str(tmp_path / "x.jsonl")) if command == "export" else ()
+            result = await asyncio.to_thread(tabula_at, tmp_path, urls, command, game, *to)
+            one_line_error(result, 1, "FAILED", f"game {game}: {said}")
+        assert not (tmp_path / "x.jsonl").exists()
+    finally:
+        await forget(redis, game)

@@ -36,7 +36,7 @@ from pathlib import Path
 from contracts.commands import Receipt
 from domain.audit import audit
 from services.cli.demo import quiet_nats_logs
-from services.client.bot import RETRIES, TRANSIENT, play_seat
+from services.client.bot import TRANSIENT, play_seat
 from services.client.client import Client, Seated, TabulaError, new_id
 from services.runtime.config import StackFile
 from services.runtime.eventstore import EventStore
@@ -60,6 +60,7 @@ PROCESS = {  # a fault kind: the process it strikes (a word of its command line)
     "valkey-hang": ("valkey", signal.SIGSTOP),
 }
 REPLACED_S = 90.0  # a struck process not replaced by then fails the run
+CREATES = 8  # tries at a new game's create, 0.2 s apart and doubling (25 s of pauses)
 
 
 class LedgerClient(Client):
@@ -203,12 +204,12 @@ async def play(stack: StackFile, run: Run, args: argparse.Namespace) -> int:
         """A game to keep a table busy while faults remain, made by the rules service directly
         (what the faults strike is the play, not the pairing)."""
         ruleset, variant = TABLES[i % len(TABLES)]
-        for attempt in range(RETRIES):
+        for attempt in range(CREATES):
             try:
                 made = await client.create_game(ruleset, variant)
                 break
             except TabulaError as exc:  # its seed waits for the randomness service
-                if exc.code not in TRANSIENT or attempt == RETRIES - 1:
+                if exc.code not in TRANSIENT or attempt == CREATES - 1:
                     raise
                 await asyncio.sleep(0.2 * 2**attempt)
         return [Seated(game_id=made.game_id, ruleset=ruleset, variant=variant, seat=g.seat,

@@ -3,9 +3,13 @@ registered ruleset through a `tabula up` stack while a rules replica, the random
 Valkey and nats-server are killed and Valkey is frozen, once each; then every acknowledged
 command is found exactly once, every log passes the audit and every game finished sealed."""
 
-import pytest
+import secrets
 
-from tests.faults import run
+import pytest
+import redis.asyncio as aioredis
+
+from services.runtime import keys
+from tests.faults import fuzz, run
 
 
 def test_every_kind_of_kill_loses_duplicates_forks_and_stalls_nothing(
@@ -17,3 +21,27 @@ def test_every_kind_of_kill_loses_duplicates_forks_and_stalls_nothing(
     assert "0 lost, 0 duplicated, 0 forked, 0 unsealed" in out, out
     for kind in run.KINDS:  # each fault happened, and the stack replaced what it struck
         assert f"{kind}: SIG" in out, out
+
+
+async def test_the_fuzz_counts_an_expired_rate_window_as_expired_and_a_deleted_key_as_lost(
+    redis: "aioredis.Redis",
+) -> None:
+    """A rate window that expires during the fuzz is not a lost key (issue 20, item 12: the
+    gateway's window expires 61 s after `tabula up`'s probe); a key of a family kept for ever,
+    and a rate key that had no TTL, are lost when they disappear."""
+    me = secrets.token_hex(6)
+    window = keys.rate_key("ip", f"fuzz-{me}", 1)
+    untimed = keys.rate_key("ip", f"fuzz-{me}", 2)
+    account = keys.account_key(f"fuzz-{me}")
+    await redis.set(window, 1, ex=61)  # as RateLimits.check leaves it
+    await redis.set(untimed, 1)
+    await redis.hset(account, "player", "p")
+    before = {window, untimed, account}
+    timed = await fuzz.expiring(redis, before)
+    assert timed == {window}
+    await redis.pexpireat(window, 1)  # its expiry, now rather than in 61 s: a time past
+    assert not await redis.exists(window)
+    await redis.delete(untimed, account)
+    expired, lost = fuzz.gone(before, set(), timed)
+    assert expired == {window}
+    assert lost == [f"key {account!r} is gone", f"key {untimed!r} is gone"]
