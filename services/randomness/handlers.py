@@ -34,6 +34,7 @@ from contracts.commands import (
 )
 from contracts.errors import ErrorCode
 from domain import fairplay
+from services.runtime.codec import CorruptEntry
 from services.runtime.keys import (
     drawn_key,
     log_key,
@@ -83,6 +84,12 @@ class Randomness:
                              commitment=fairplay.seed_commitment(seed.decode()))  # fmt: skip
 
     async def draw(self, req: Draw) -> Reply:
+        try:
+            return await self._draw(req)
+        except CorruptEntry as exc:  # the log it paces draws by: named, never "internal"
+            return _error(ErrorCode.STORE_CORRUPT, str(exc))
+
+    async def _draw(self, req: Draw) -> Reply:
         seed = await self.redis.get(seed_key(req.game_id))
         if seed is None:
             return _error(ErrorCode.UNKNOWN_GAME, f"no seed for game {req.game_id}")
@@ -109,6 +116,8 @@ class Randomness:
                 values = [fairplay.uniform(*args)]
             else:
                 values = fairplay.shuffle(*args)
+        except CorruptEntry:
+            raise  # a ValueError too, but the store's fault, not the request's
         except ValueError as exc:
             return _error(ErrorCode.MALFORMED, str(exc))
         if (refused := await self._record(req)) is not None:
@@ -160,11 +169,16 @@ class Randomness:
         while entries := await self.redis.xrange(log_key(game_id), f"(0-{version}", "+",
                                                  count=500):  # fmt: skip
             for entry_id, fields in entries:
-                if fields[b"type"] in _DRAW_EVENTS:
-                    nxt = max(nxt, _nonce.decode(fields[b"body"]).nonce + 1)
-                elif fields[b"type"] == b"CardDealt":
-                    dealt = max(dealt, _position.decode(fields[b"body"]).position + 1)
-                version = int(entry_id.split(b"-")[1])
+                try:
+                    if fields[b"type"] in _DRAW_EVENTS:
+                        nxt = max(nxt, _nonce.decode(fields[b"body"]).nonce + 1)
+                    elif fields[b"type"] == b"CardDealt":
+                        dealt = max(dealt, _position.decode(fields[b"body"]).position + 1)
+                    version = int(entry_id.split(b"-")[1])
+                except (KeyError, ValueError, msgspec.DecodeError) as exc:
+                    missing = isinstance(exc, KeyError)
+                    problem = f"it has no field {exc.args[0].decode()}" if missing else str(exc)
+                    raise CorruptEntry(game_id, problem, entry=entry_id.decode()) from None
             await self.redis.hset(key, mapping={"log:version": version, "log:next": nxt,
                                                 "log:dealt": dealt})  # fmt: skip
         return nxt, dealt

@@ -6,6 +6,7 @@ from collections.abc import AsyncIterator, Callable
 
 import msgspec
 import pytest
+import redis.asyncio as aioredis
 
 from contracts import subjects
 from contracts.commands import (
@@ -22,7 +23,7 @@ from services.client.client import Client, TabulaError
 from services.randomness.handlers import AHEAD
 from services.runtime.config import Settings
 from services.runtime.eventstore import EventStore, NewEvent
-from services.runtime.keys import meta_key, secret_key, seed_key
+from services.runtime.keys import log_key, meta_key, secret_key, seed_key
 
 MIX = fairplay.mix(["alice0123456789ab", "bob0123456789abcd"])
 
@@ -190,3 +191,23 @@ async def test_no_card_salt_is_kept_ahead_of_the_deal(
     with pytest.raises(TabulaError) as exc:
         await draw(client, game, 0, "salt", AHEAD + 6)
     assert exc.value.code == ErrorCode.DRAW_AHEAD
+
+
+async def test_a_malformed_log_entry_is_named_not_internal(
+    client: Client, redis, role_settings: Callable[[str], Settings]
+) -> None:  # type: ignore[no-untyped-def]
+    """Issue 20, item 14: the service paces draws by the game's log; an entry there that the
+    store's writers cannot have written (the rules service's user may XADD) is answered with
+    the typed `store/corrupt`, naming the game and the entry, not `internal`."""
+    game = "rnd-corrupt"
+    await seed_of(client, redis, game)
+    rules = aioredis.from_url(role_settings("rules").redis_url)
+    try:
+        entry = (await rules.xadd(log_key(game), {"type": "RandomDrawn"}, id="0-1")).decode()
+    finally:
+        await rules.aclose()
+    with pytest.raises(TabulaError) as exc:
+        await draw(client, game, 0, "salt", 0)
+    assert exc.value.code == ErrorCode.STORE_CORRUPT
+    assert exc.value.reason == (f"game {game}: the stored entry at stream id {entry} is "
+                                "malformed: it has no field body")  # fmt: skip
