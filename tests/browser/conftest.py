@@ -22,9 +22,12 @@ async def browser() -> AsyncIterator[Browser]:
         await chromium.close()
 
 
-async def person(browser: Browser, base: str, name: str) -> Page:
-    """A signed-in guest in a browser context of its own (its own cookies)."""
+async def person(browser: Browser, base: str, name: str, init_script: str = "") -> Page:
+    """A signed-in guest in a browser context of its own (its own cookies); `init_script` runs
+    in each of its pages before the page's own."""
     context = await browser.new_context(viewport={"width": 1100, "height": 800})
+    if init_script:
+        await context.add_init_script(init_script)
     page = await context.new_page()
     page.set_default_timeout(20_000)
     await page.goto(base + "/")

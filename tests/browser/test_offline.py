@@ -16,7 +16,7 @@ from playwright.async_api import Browser, Page, Request, Route, expect
 from services.gateway.__main__ import listen, serving
 from services.gateway.people import Limits
 from services.runtime.config import Settings
-from tests.browser.conftest import SLOW, challenge, moves
+from tests.browser.conftest import SLOW, challenge, moves, person
 
 # Every Content-Security-Policy violation on the page, from its first script on.
 WATCH_CSP = """window.__csp = [];
@@ -63,15 +63,7 @@ async def restartable(
 
 async def signed_in(browser: Browser, base: str, name: str) -> Page:
     """A guest in a context of its own, watched for CSP violations from the first page on."""
-    context = await browser.new_context(viewport={"width": 1100, "height": 800})
-    await context.add_init_script(WATCH_CSP)
-    page = await context.new_page()
-    page.set_default_timeout(20_000)
-    await page.goto(base + "/")
-    await page.get_by_label("Your name").fill(name)
-    await page.get_by_role("button", name="Sign in as a guest").click()
-    await page.get_by_role("heading", name="Lobby").wait_for()
-    return page
+    return await person(browser, base, name, WATCH_CSP)
 
 
 async def violations(page: Page) -> list[str]:

@@ -111,6 +111,13 @@ def test_the_retry_deadline_comes_from_the_environment(monkeypatch: pytest.Monke
             bus.retry_deadline_from_env()
 
 
+async def applied_once(store: EventStore, game_id: str) -> None:
+    """No command appended twice: a command's events are one run of the log."""
+    ids = [s.command_id for s in await store.read_all(game_id)]
+    runs = [c for i, c in enumerate(ids) if i == 0 or ids[i - 1] != c]
+    assert len(runs) == len(set(runs))
+
+
 async def test_bots_play_through_a_rules_service_outage(
     settings: Settings, role_settings: Callable[[str], Settings], store: EventStore
 ) -> None:
@@ -156,9 +163,7 @@ async def test_bots_play_through_a_rules_service_outage(
         await spy.drain()
     assert len({r.outcome for r in results}) == 1
     assert results[0].outcome.reason == "finish"
-    ids = [s.command_id for s in await store.read_all(made.game_id)]
-    runs = [c for i, c in enumerate(ids) if i == 0 or ids[i - 1] != c]
-    assert len(runs) == len(set(runs))  # no command appended twice
+    await applied_once(store, made.game_id)
 
 
 async def test_a_bot_retries_its_move_with_one_command_id_while_randomness_is_away(
@@ -203,6 +208,4 @@ async def test_a_bot_retries_its_move_with_one_command_id_while_randomness_is_aw
         await client.close()
         await spy.drain()
     assert len({r.outcome for r in results}) == 1
-    ids = [s.command_id for s in await store.read_all(made.game_id)]
-    runs = [c for i, c in enumerate(ids) if i == 0 or ids[i - 1] != c]
-    assert len(runs) == len(set(runs))  # no command appended twice
+    await applied_once(store, made.game_id)
