@@ -14,7 +14,7 @@ from domain.core import table as tables
 from domain.core.table import Table
 from domain.registry import event_decoder
 from services.rules.tokens import seat_token
-from services.runtime.codec import decode_log
+from services.runtime.codec import decode_event, decode_log
 from services.runtime.eventstore import EventStore
 
 
@@ -122,9 +122,9 @@ class Games:
         stored = await self.store.read_all(game_id, after=game.version)
         if not stored:
             return False
-        dec = event_decoder(game.table.ruleset.name)
-        for s in stored:
-            game.table = tables.evolve(game.table, dec.decode(s.body))
+        name = game.table.ruleset.name
+        for s in stored:  # CorruptEntry naming an entry that does not decode
+            game.table = tables.evolve(game.table, decode_event(s, name))
         game.version, game.hash, game.last_ms = (
             stored[-1].version,
             stored[-1].hash,

@@ -172,6 +172,12 @@ class Rules:
                        tokens=seal_to(req.reply_key, f"seats:{game_id}", grants))  # fmt: skip
 
     async def act(self, req: Act) -> Reply:
+        try:
+            return await self._act(req)
+        except CorruptEntry as exc:  # in the log read to decide: named, never "internal"
+            return corrupt(exc)
+
+    async def _act(self, req: Act) -> Reply:
         game = await self.games.get(req.game_id)
         if game is None:
             return error(ErrorCode.UNKNOWN_GAME, f"no game {req.game_id}")

@@ -11,6 +11,7 @@ import pytest
 import redis.asyncio as aioredis
 
 from contracts.errors import ErrorCode
+from services.client.client import Client, TabulaError
 from services.runtime.config import Settings
 from services.runtime.eventstore import EventStore
 from services.runtime.keys import log_key
@@ -77,3 +78,27 @@ async def test_the_gateway_names_a_malformed_entry_with_a_typed_error(
             await someone.close()
     finally:
         await forget(redis, game_id)
+
+
+async def test_acting_on_a_game_past_a_malformed_entry_names_it(
+    client: Client, role_settings: Callable[[str], Settings]
+) -> None:
+    """The rules service, holding the game in its cache, reads on from the log when the client
+    saw a newer version: an entry there whose body does not decode is answered store/corrupt,
+    naming it, and nothing is appended."""
+    made = await client.create_game("chess3d")
+    game_id, token = made.game_id, made.seats[0].token
+    moved = await client.act(game_id, 0, token, "IE2-IE4")  # the game is cached now
+    v = moved.version + 1
+    fields = {"g": game_id, "v": v, "type": "MovePlayed", "ts": 1_795_318_300_000,
+              "cmd": "forged", "h": "0" * 64, "body": b'{"type":"MovePlayed","seat":'}  # fmt: skip
+    rules: Any = aioredis.from_url(role_settings("rules").redis_url)
+    try:
+        await rules.xadd(log_key(game_id), fields, id=f"0-{v}")
+    finally:
+        await rules.aclose()
+    with pytest.raises(TabulaError) as refused:
+        await client.act(game_id, 1, made.seats[1].token, "IIIE7-IIIE5", expected_version=v)
+    assert refused.value.code == ErrorCode.STORE_CORRUPT
+    said = f"game {game_id}: the stored entry at version {v} is malformed: its body (MovePlayed)"
+    assert refused.value.reason.startswith(said + " does not decode")
