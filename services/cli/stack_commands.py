@@ -92,8 +92,9 @@ def demo(
     import uvloop
 
     from services.cli.demo import run_demo
-    from services.cli.records import audit_games, print_report
+    from services.cli.records import audit_games, named, print_report
     from services.runtime.bus import TabulaError
+    from services.runtime.codec import CorruptEntry
 
     check_variant(ruleset, variant)  # here, before any bot asks the services
     s = settings()
@@ -107,7 +108,10 @@ def demo(
             raise typer.Exit(1) from None
     if audit_all:
         ids = sorted({r.game_id for r in results})
-        failed = [r for r in with_store(lambda st: audit_games(st, ids)) if not r.ok]
+        try:
+            failed = [r for r in with_store(lambda st: audit_games(st, ids)) if not r.ok]
+        except CorruptEntry as exc:  # a malformed stored entry: named in one line
+            raise named(exc) from None
         for report in failed:
             print_report(report, "Redis")
         colour = "red" if failed else "green"
