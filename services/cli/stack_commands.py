@@ -33,8 +33,9 @@ def write_access(
     folder: Annotated[Path, typer.Argument(help="Where to write them (created, 0700).")],
 ) -> None:
     """Close servers of your own to all but Tabula's users: write a password per role
-    (credentials.json, kept and reused), nats-server's users and permissions (nats-users.conf)
-    and Valkey's ACL (users.acl), all 0600. See deploy/README.md."""
+    (credentials.json, kept and reused), nats-server's users and permissions (nats-users.conf),
+    Valkey's ACL (users.acl) and PostgreSQL's roles (postgres-roles.sql), all 0600. See
+    deploy/README.md."""
     from services.runtime import access
 
     try:
@@ -44,9 +45,13 @@ def write_access(
         err.print(f"cannot write {exc.filename}: {exc.strerror}", style="red", markup=False,
                   highlight=False)  # fmt: skip
         raise typer.Exit(2) from None
-    out.print(f"wrote {folder / 'credentials.json'}, {nats_conf} and {acl}", highlight=False)
+    roles = folder / "postgres-roles.sql"
+    out.print(f"wrote {folder / 'credentials.json'}, {nats_conf}, {acl} and {roles} (run it "
+              "with psql as a superuser)", highlight=False)  # fmt: skip
     out.print("each process connects as its role, e.g. NATS_URL=nats://rules:<password>@host:4222 "
-              "REDIS_URL=redis://rules:<password>@host:6379/0 (passwords in credentials.json)",
+              "REDIS_URL=redis://rules:<password>@host:6379/0 "
+              "DATABASE_URL=postgresql://rules:<password>@host:5432/tabula (passwords in "
+              "credentials.json)",
               markup=False, highlight=False)  # fmt: skip
 
 
@@ -58,8 +63,8 @@ def up(
     ] = 8000,
     host: Annotated[str, typer.Option(help="The gateway's address.")] = "127.0.0.1",
 ) -> None:
-    """Start the embedded stack (NATS, Valkey, every service, the gateway) and serve until
-    Ctrl-C."""
+    """Start the embedded stack (NATS, Valkey, PostgreSQL, every service, the gateway) and serve
+    until Ctrl-C."""
     import uvloop
 
     from services.cli.stack import StackRunning

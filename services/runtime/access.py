@@ -1,4 +1,5 @@
-"""Who may do what on the bus and in the store: every role's NATS permissions and Valkey ACL.
+"""Who may do what on the bus, in the store and in the database: every role's NATS permissions,
+Valkey ACL and PostgreSQL grants.
 
 The bus and the store are private to the services. Each service has its own user, allowed the
 subjects it serves and calls and the keys and commands it needs, nothing more; players and bots
@@ -12,12 +13,21 @@ subscribe to. Players share one role, so whatever a reply holds for one player a
 tokens, a matchmaking assignment) is sealed to a key that player sent with the request
 (services.runtime.sealing); the rest of a player's replies are public information anyway.
 
+PostgreSQL (the archive of finished games, later the read model) has a role per use, each with
+its password: `owner` owns the database and runs the migrations (the only DDL); `archiver` may
+add to the archive and read it, never change or remove a row; `projector` will write the read
+model's tables alone; `gateway`, `auditor` (the CLI's reads) and `rules` read. Each table's
+grants are in the migration that creates it (services/runtime/sql/). `admin` is the embedded
+server's superuser, the operator's.
+
 `tabula up` writes the generated passwords under `.tabula/secrets/` (0600) and starts the
 embedded servers with the files this module renders; deploy/ documents the same files for
-servers of your own (`tabula access DIR` writes them).
+servers of your own (`tabula access DIR` writes them, with `postgres-roles.sql`).
 """
 
+import base64
 import hashlib
+import hmac
 import os
 import secrets
 from dataclasses import dataclass
@@ -29,6 +39,7 @@ import msgspec
 
 from contracts import subjects
 from services.runtime import keys
+from services.runtime.embedded import PG_SUPERUSER
 
 SERVICES: Final = ("rules", "randomness", "matchmaking")
 ROLES: Final = (*SERVICES, "gateway", "player", "auditor", "admin")
@@ -125,14 +136,24 @@ VALKEY_RULES: Final[dict[str, str]] = {
 }
 
 
+# PostgreSQL's roles (PG_SUPERUSER is the embedded server's superuser, the operator's).
+PG_OWNER: Final = "owner"
+PG_DATABASE: Final = "tabula"
+PG_ROLES: Final = (PG_OWNER, "archiver", "projector", "gateway", "auditor", "rules")
+PG_LOGINS: Final = (PG_SUPERUSER, *PG_ROLES)
+
+
 class Credentials(msgspec.Struct, frozen=True):
-    """A password per role (generated; kept 0600, never in the repo)."""
+    """A password per role on the bus and the store, and per PostgreSQL role (generated; kept
+    0600, never in the repo)."""
 
     passwords: dict[str, str]
+    postgres: dict[str, str] = {}
 
     @classmethod
     def generate(cls) -> "Credentials":
-        return cls({role: secrets.token_hex(24) for role in ROLES})
+        return cls({role: secrets.token_hex(24) for role in ROLES},
+                   {role: secrets.token_hex(24) for role in PG_LOGINS})  # fmt: skip
 
 
 def write_private(path: Path, data: bytes) -> None:
@@ -154,11 +175,14 @@ def load_or_create(folder: Path) -> Credentials:
         creds = Credentials.generate()
     else:
         missing = [role for role in ROLES if role not in creds.passwords]
-        if not missing:
+        missing_pg = [role for role in PG_LOGINS if role not in creds.postgres]
+        if not missing and not missing_pg:
             return creds
-        # A role added since the stack was first started (the gateway) gets its password now.
+        # A role added since the stack was first started (the gateway, PostgreSQL's) gets its
+        # password now.
         fresh = {role: secrets.token_hex(24) for role in missing}
-        creds = Credentials({**creds.passwords, **fresh})
+        fresh_pg = {role: secrets.token_hex(24) for role in missing_pg}
+        creds = Credentials({**creds.passwords, **fresh}, {**creds.postgres, **fresh_pg})
     write_private(path, msgspec.json.encode(creds))
     return creds
 
@@ -194,11 +218,117 @@ def valkey_acl(creds: Credentials) -> str:
     return "\n".join(lines) + "\n"
 
 
+SCRAM_ITERATIONS: Final = 4096  # PostgreSQL's own default (scram_iterations)
+
+
+def scram_verifier(role: str, password: str) -> str:
+    """The SCRAM-SHA-256 verifier PostgreSQL keeps for `password` (RFC 5802/7677), made here so
+    the password itself is never in a file or a statement, as Valkey's ACL holds only a
+    SHA-256. Its salt is derived from the role and the password: the same credentials give the
+    same file (`tabula access` run twice), and no two roles share a salt."""
+    salt = hashlib.sha256(f"tabula scram salt\0{role}\0{password}".encode()).digest()[:16]
+    salted = hashlib.pbkdf2_hmac("sha256", password.encode(), salt, SCRAM_ITERATIONS)
+    client_key = hmac.digest(salted, b"Client Key", "sha256")
+    stored_key = hashlib.sha256(client_key).digest()
+    server_key = hmac.digest(salted, b"Server Key", "sha256")
+    b64 = base64.b64encode
+    return (f"SCRAM-SHA-256${SCRAM_ITERATIONS}:{b64(salt).decode()}$"
+            f"{b64(stored_key).decode()}:{b64(server_key).decode()}")  # fmt: skip
+
+
+def pg_hba() -> str:
+    """The embedded server's pg_hba.conf: its superuser trusted on the private unix socket
+    only (a folder only the server's user and root can enter); every role, and the superuser,
+    by SCRAM over loopback; the roles to the Tabula database alone. Nothing else matches, so
+    everything else (another user, a database, a network) is refused."""
+    roles = ",".join(PG_ROLES)
+    return (
+        "# written by tabula up (services/runtime/access.py)\n"
+        "# TYPE  DATABASE  USER  ADDRESS  METHOD\n"
+        f"local   all  {PG_SUPERUSER}  trust\n"
+        f"host    all  {PG_SUPERUSER}  127.0.0.1/32  scram-sha-256\n"
+        f"host    {PG_DATABASE}  {roles}  127.0.0.1/32  scram-sha-256\n"
+    )
+
+
+def postgres_roles(creds: Credentials) -> list[str]:
+    """Statements, run by a superuser, that make every role (if absent) able to log in with its
+    password and nothing more: no superuser, no CREATEDB or CREATEROLE, no replication, no
+    inheritance; safe to run again (each password is set anew)."""
+    statements = []
+    for role in PG_ROLES:
+        statements.append(
+            f"DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '{role}') "
+            f"THEN CREATE ROLE {role}; END IF; END $$"
+        )
+        statements.append(
+            f"ALTER ROLE {role} WITH LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOINHERIT "
+            f"NOREPLICATION NOBYPASSRLS PASSWORD '{scram_verifier(role, creds.postgres[role])}'"
+        )
+    return statements
+
+
+def postgres_database() -> list[str]:
+    """Statements, run by a superuser connected to the Tabula database, that close it: only
+    Tabula's roles connect; nobody but its owner creates anything in it. The tables' grants
+    come with the migrations that make them."""
+    others = ", ".join(role for role in PG_ROLES if role != PG_OWNER)
+    return [
+        f"REVOKE ALL ON DATABASE {PG_DATABASE} FROM PUBLIC",
+        f"GRANT CONNECT ON DATABASE {PG_DATABASE} TO {', '.join(PG_ROLES)}",
+        f"ALTER SCHEMA public OWNER TO {PG_OWNER}",
+        "REVOKE ALL ON SCHEMA public FROM PUBLIC",
+        f"GRANT USAGE ON SCHEMA public TO {others}",
+    ]
+
+
+def postgres_roles_sql(creds: Credentials) -> str:
+    """A psql script for a PostgreSQL of your own (run it as a superuser: `psql -f`): the roles
+    with their passwords' SCRAM verifiers, the Tabula database owned by `owner`, closed."""
+    lines = [
+        "-- Tabula's PostgreSQL roles (tabula access): psql -v ON_ERROR_STOP=1 -f this file,",
+        "-- as a superuser. Then every process connects as its role to the database tabula;",
+        "-- `tabula up` (as owner) applies the migrations, which grant each table.",
+        *(s + ";" for s in postgres_roles(creds)),
+        (
+            f"SELECT 'CREATE DATABASE {PG_DATABASE} OWNER {PG_OWNER}' WHERE NOT EXISTS "
+            f"(SELECT FROM pg_database WHERE datname = '{PG_DATABASE}') \\gexec"
+        ),
+        f"\\connect {PG_DATABASE}",
+        *(s + ";" for s in postgres_database()),
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def provision_postgres(superuser: str, creds: Credentials, *, embedded: bool = False) -> None:
+    """Through `superuser` (a libpq connection string), make the roles, the Tabula database and
+    its closure (the statements postgres-roles.sql holds), and on the `embedded` server set its
+    superuser's own password: what `tabula up` does at each start, so a changed password in
+    the secrets is the one that works."""
+    import psycopg
+    from psycopg.conninfo import make_conninfo
+
+    with psycopg.connect(superuser, autocommit=True) as conn:
+        for statement in postgres_roles(creds):
+            conn.execute(statement.encode())
+        if embedded:
+            verifier = scram_verifier(PG_SUPERUSER, creds.postgres[PG_SUPERUSER])
+            conn.execute(f"ALTER ROLE {PG_SUPERUSER} PASSWORD '{verifier}'".encode())
+        exists = conn.execute("SELECT FROM pg_database WHERE datname = %s", [PG_DATABASE])
+        if exists.fetchone() is None:
+            conn.execute(f"CREATE DATABASE {PG_DATABASE} OWNER {PG_OWNER}".encode())
+    with psycopg.connect(make_conninfo(superuser, dbname=PG_DATABASE), autocommit=True) as conn:
+        for statement in postgres_database():
+            conn.execute(statement.encode())
+
+
 def write_server_files(folder: Path, creds: Credentials) -> tuple[Path, Path]:
-    """(nats-server config, Valkey ACL file) in `folder`, both 0600."""
+    """(nats-server config, Valkey ACL file) in `folder`, both 0600, and PostgreSQL's roles
+    (postgres-roles.sql, 0600: verifiers, not passwords, but nobody else's business)."""
     nats_conf, acl = folder / "nats-users.conf", folder / "users.acl"
     write_private(nats_conf, nats_config(creds).encode())
     write_private(acl, valkey_acl(creds).encode())
+    write_private(folder / "postgres-roles.sql", postgres_roles_sql(creds).encode())
     return nats_conf, acl
 
 
@@ -226,6 +356,10 @@ class Endpoints:
     creds: Credentials
     nats_closed: bool = True
     redis_closed: bool = True
+    # PostgreSQL's base URL, no user (postgresql://127.0.0.1:N/tabula); closed: each role
+    # connects as itself. A DATABASE_URL naming a user is used as given by every role.
+    postgres_url: str = ""
+    postgres_closed: bool = True
 
     def nats_for(self, role: str) -> str:
         if not self.nats_closed:
@@ -236,3 +370,17 @@ class Endpoints:
         if not self.redis_closed:
             return self.redis_url
         return with_user(self.redis_url, role, self.creds.passwords[role])
+
+    def postgres_for(self, role: str) -> str:
+        """`role`'s URL to the Tabula database (`admin`: the embedded server's superuser)."""
+        if not self.postgres_closed:
+            return self.postgres_url
+        return with_user(self.postgres_url, role, self.creds.postgres[role])
+
+
+def database_url(base: str) -> str:
+    """`base` (a server, maybe with a database) naming the Tabula database when it names
+    none."""
+    parts = urlsplit(base)
+    return urlunsplit(parts._replace(path=parts.path if parts.path.strip("/") else
+                                     f"/{PG_DATABASE}"))  # fmt: skip

@@ -26,6 +26,8 @@ class StackFile(msgspec.Struct, frozen=True):
     redis_url: str
     pid: int
     admin_redis_url: str = ""
+    # PostgreSQL's Tabula database, as the read-only `auditor` (nothing reads it yet).
+    postgres_url: str = ""
 
 
 class StackPointer(msgspec.Struct, frozen=True):

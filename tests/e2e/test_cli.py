@@ -30,7 +30,9 @@ NOWHERE = ("nats://127.0.0.1:1", "redis://127.0.0.1:1")
 
 
 def tabula(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("NATS_URL", "REDIS_URL")}
+    env = {
+        k: v for k, v in os.environ.items() if k not in ("NATS_URL", "REDIS_URL", "DATABASE_URL")
+    }
     return subprocess.run(
         [TABULA, *args],
         env={**env, "TABULA_HOME": str(home)},
@@ -60,7 +62,9 @@ def one_line_error(result: subprocess.CompletedProcess[str], code: int, *words: 
 
 
 def start_up(home: Path, *args: str) -> subprocess.Popen[str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("NATS_URL", "REDIS_URL")}
+    env = {
+        k: v for k, v in os.environ.items() if k not in ("NATS_URL", "REDIS_URL", "DATABASE_URL")
+    }
     return subprocess.Popen(
         [TABULA, "up", "--port", "0", *args],
         env={**env, "TABULA_HOME": str(home)},

@@ -1,6 +1,7 @@
 """`tabula up` stopped as a terminal stops it, and started again on the same data directory
 (issue 20, item 11): Ctrl-C reaches the supervisor alone, which drains the services in order
-while the servers still run; the servers keep their ports from one run to the next."""
+while the servers still run; the servers keep their ports from one run to the next (PostgreSQL's
+too: it stops last, after Valkey)."""
 
 import asyncio
 import json
@@ -11,6 +12,8 @@ import subprocess
 from pathlib import Path
 from urllib.parse import urlsplit
 
+import psycopg
+
 from contracts.commands import Receipt
 from domain.registry import find_ruleset
 from services.client.client import Client
@@ -19,13 +22,15 @@ from services.runtime.eventstore import EventStore
 from tests.e2e.test_cli import TABULA, children_of, read_until
 
 GAMES = 12  # commands in flight when Ctrl-C comes: one first move in each of these games
-STOPPED = ["gateway", "matchmaking", "rules-0", "rules-1", "randomness", "nats-server", "valkey"]
+STOPPED = ["gateway", "matchmaking", "rules-0", "rules-1", "randomness", "nats-server", "valkey",
+           "postgres"]  # fmt: skip
 
 
 def start_up(home: Path) -> subprocess.Popen[str]:
     """`tabula up` as a shell runs a foreground job: the leader of a process group of its own,
     which a terminal's Ctrl-C signals as a whole."""
-    env = {k: v for k, v in os.environ.items() if k not in ("NATS_URL", "REDIS_URL")}
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("NATS_URL", "REDIS_URL", "DATABASE_URL")}  # fmt: skip
     return subprocess.Popen([TABULA, "up", "--port", "0"], env={**env, "TABULA_HOME": str(home)},
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                             start_new_session=True)  # fmt: skip
@@ -40,10 +45,15 @@ def ctrl_c(up: subprocess.Popen[str]) -> str:
     return out
 
 
-def addresses(stack: StackFile) -> tuple[str, str]:
-    """The NATS and Valkey host:port a client of the stack is given."""
+def addresses(stack: StackFile) -> tuple[str, str, str]:
+    """The NATS, Valkey and PostgreSQL host:port a client of the stack is given."""
     nats, redis = urlsplit(stack.nats_url), urlsplit(stack.redis_url)
-    return f"{nats.hostname}:{nats.port}", f"{redis.hostname}:{redis.port}"
+    pg = urlsplit(stack.postgres_url)
+    return (
+        f"{nats.hostname}:{nats.port}",
+        f"{redis.hostname}:{redis.port}",
+        f"{pg.hostname}:{pg.port}",
+    )
 
 
 def server_pid(up: subprocess.Popen[str], word: str) -> int:
@@ -63,7 +73,8 @@ async def test_ctrl_c_drains_every_command_in_flight_then_the_servers_keep_their
     store; the services stop in order (gateway, matchmaking, rules, randomness), each draining
     on a live bus, then nats-server, then Valkey. A second `tabula up` on the same directory
     listens on the same NATS and Valkey ports; a third, whose NATS port someone else holds,
-    says so and takes another one."""
+    says so and takes another one. PostgreSQL stops last, cleanly (its own log says so), and
+    comes back on its port, migrated, to its read-only user."""
     home = tmp_path / "home"
     rs = find_ruleset("chess3d")
     start = rs.start(rs.create(""))
@@ -99,6 +110,7 @@ async def test_ctrl_c_drains_every_command_in_flight_then_the_servers_keep_their
     assert all(isinstance(a, Receipt) for a in answers), answers
     stopped = [line.split()[0] for line in said.splitlines() if line.endswith(" stopped")]
     assert stopped == STOPPED, said
+    assert "database system is shut down" in (home / "postgres" / "postgres.log").read_text()
     drains = {}  # each service's drain on a live bus: (began, ended), from its own log
     for name in ("matchmaking", "rules-0", "rules-1", "randomness"):
         lines = log_lines(home / "logs" / f"{name}.log")
@@ -118,6 +130,11 @@ async def test_ctrl_c_drains_every_command_in_flight_then_the_servers_keep_their
         second = read_stack(home)
         assert second is not None
         assert addresses(second) == addresses(first)
+        with psycopg.connect(second.postgres_url) as pg:
+            assert pg.execute("SELECT current_user, count(*) FROM archived_games").fetchone() == (
+                "auditor",
+                0,
+            )
         store = EventStore.from_url(second.admin_redis_url)
         try:
             for receipt, i in zip(answers, range(GAMES), strict=True):
@@ -144,7 +161,7 @@ async def test_ctrl_c_drains_every_command_in_flight_then_the_servers_keep_their
             third = read_stack(home)
             assert third is not None
             assert addresses(third)[0] != addresses(first)[0]
-            assert addresses(third)[1] == addresses(first)[1]
+            assert addresses(third)[1:] == addresses(first)[1:]
             assert f"nats-server's port {nats_port}" in shown
             assert "taken by another process" in shown
             await asyncio.to_thread(ctrl_c, up)

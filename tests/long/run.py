@@ -35,7 +35,11 @@ def main() -> None:
     args = p.parse_args()
     failed = []
     with tempfile.TemporaryDirectory() as home, embedded_stack(Path(home)):
-        env = {k: v for k, v in os.environ.items() if k not in ("NATS_URL", "REDIS_URL")}
+        env = {
+            k: v
+            for k, v in os.environ.items()
+            if k not in ("NATS_URL", "REDIS_URL", "DATABASE_URL")
+        }
         env["TABULA_HOME"] = home  # `tabula demo` finds the stack there
         for ruleset, variant in VARIANTS:
             print(f"{ruleset} {variant}: {args.games} games through the services, then audited",

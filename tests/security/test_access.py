@@ -6,7 +6,7 @@ from pathlib import Path
 
 import msgspec
 
-from services.runtime.access import ROLES, Credentials, valkey_acl
+from services.runtime.access import PG_LOGINS, ROLES, Credentials, postgres_roles_sql, valkey_acl
 
 TABULA = str(Path(sys.executable).parent / "tabula")
 
@@ -22,8 +22,9 @@ def test_access_writes_private_files_and_keeps_its_passwords(tmp_path: Path) -> 
     assert first.returncode == 0, first.stderr
     creds = msgspec.json.decode((folder / "credentials.json").read_bytes(), type=Credentials)
     assert set(creds.passwords) == set(ROLES)
+    assert set(creds.postgres) == set(PG_LOGINS)
     assert folder.stat().st_mode & 0o077 == 0
-    for name in ("credentials.json", "nats-users.conf", "users.acl"):
+    for name in ("credentials.json", "nats-users.conf", "users.acl", "postgres-roles.sql"):
         assert (folder / name).stat().st_mode & 0o777 == 0o600, name
     assert tabula("access", str(folder)).returncode == 0
     again = msgspec.json.decode((folder / "credentials.json").read_bytes(), type=Credentials)
@@ -31,6 +32,10 @@ def test_access_writes_private_files_and_keeps_its_passwords(tmp_path: Path) -> 
     acl = (folder / "users.acl").read_text()
     assert acl == valkey_acl(creds)
     assert not [p for p in creds.passwords.values() if p in acl]  # only their SHA-256
+    roles = (folder / "postgres-roles.sql").read_text()
+    assert roles == postgres_roles_sql(creds)
+    assert roles.count("PASSWORD 'SCRAM-SHA-256$4096:") == len(PG_LOGINS) - 1  # not admin's
+    assert not [p for p in creds.postgres.values() if p in roles]  # only their verifiers
 
 
 def test_access_into_an_unwritable_place_is_one_line(tmp_path: Path) -> None:
