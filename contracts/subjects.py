@@ -22,6 +22,8 @@ RANDOM_DRAW: Final = f"{PREFIX}.random.draw"
 RANDOM_REVEAL: Final = f"{PREFIX}.random.reveal"
 RANDOM_QUEUE: Final = "randomness"
 
+ARCHIVER_SERVICE: Final = "tabula-archiver"  # answers $SRV only: it copies sealed games
+
 MATCH_SERVICE: Final = "tabula-matchmaking"
 MATCH_ENQUEUE: Final = f"{PREFIX}.match.enqueue"
 MATCH_CANCEL: Final = f"{PREFIX}.match.cancel"

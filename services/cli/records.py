@@ -115,6 +115,46 @@ def verify(game: str) -> None:
     chain = fairplay.chain_version(game, entries)
     out.print(f"[green]OK[/]: {len(stored)} events, hash chain v{chain}, chain head "
               f"{stored[-1].hash} (the store's head)")  # fmt: skip
+    in_archive(game, stored[-1].version, stored[-1].hash)
+
+
+def archive_url() -> str:
+    """PostgreSQL as the CLI reads it: DATABASE_URL, else the running stack's (`auditor`)
+    when the store is the stack's too (not REDIS_URL's: its games are not that archive's)."""
+    import os
+
+    from services.runtime import config
+
+    if url := os.environ.get("DATABASE_URL"):
+        return url
+    if os.environ.get("REDIS_URL"):
+        return ""
+    found = config.find_stack()
+    return found[0].postgres_url if found else ""
+
+
+def in_archive(game: str, version: int, digest: str) -> None:
+    """One line: whether the archive holds the game too, and whether its copy's head is the
+    store's (exit 1 when it is not). Nothing when there is no PostgreSQL to ask."""
+    import psycopg
+
+    if not (url := archive_url()):
+        return
+    try:
+        with psycopg.connect(url, connect_timeout=5) as conn:
+            row = conn.execute("SELECT head_version, head_hash FROM archived_games "
+                               "WHERE game_id = %s", (game,)).fetchone()  # fmt: skip
+    except psycopg.Error as exc:
+        err.print(f"archive: not read ({escape(str(exc).strip())})", highlight=False)
+        return
+    if row is None:
+        out.print("archive: not archived (yet): the hot store alone holds it")
+    elif tuple(row) == (version, digest):
+        out.print(f"archive: holds it too, its head (version {version}) the store's")
+    else:
+        err.print(f"[red]FAILED[/]: the archive's copy of {game} ends at version {row[0]} "
+                  f"({row[1]}), the store's at {version} ({digest})", highlight=False)  # fmt: skip
+        raise typer.Exit(1)
 
 
 # -- audit, export, import ---------------------------------------------------------------------

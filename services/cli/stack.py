@@ -49,6 +49,7 @@ SERVICES = (
     ("rules", subjects.RULES_SERVICE),
     ("randomness", subjects.RANDOM_SERVICE),
     ("matchmaking", subjects.MATCH_SERVICE),
+    ("archiver", subjects.ARCHIVER_SERVICE),
 )
 
 
@@ -270,6 +271,9 @@ async def _up(home: Path, rules_replicas: int, demo_games: int, host: str, port:
         Child(n, f"services.{n}", logs / f"{n}.log", env=env(n))
         for n in ("randomness", "matchmaking")
     ]
+    # The archiver copies sealed games into PostgreSQL, as its own role there.
+    archiver_env = {**env("archiver"), "DATABASE_URL": urls.postgres_for("archiver")}
+    children.append(Child("archiver", "services.archiver", logs / "archiver.log", env=archiver_env))
     gateway = Child("gateway", "services.gateway", logs / "gateway.log", env=env("gateway"))
     children.append(gateway)
     stack_file = stack_path(home)
@@ -292,7 +296,7 @@ async def _up(home: Path, rules_replicas: int, demo_games: int, host: str, port:
             user_pointer().write_bytes(msgspec.json.encode(pointer))
         console.print(
             f"[green]Tabula is up[/]: {len(children)} services "
-            f"({rules_replicas} rules replicas and the gateway); logs in {logs}"
+            f"({rules_replicas} rules replicas, the archiver and the gateway); logs in {logs}"
         )
         if demo_games:
             from services.cli.demo import run_demo
@@ -325,9 +329,10 @@ async def _up(home: Path, rules_replicas: int, demo_games: int, host: str, port:
 
 # Who stops first: the intake (the gateway, the door from outside), then matchmaking (it makes
 # games through the rules service), then the rules replicas (their commands in flight draw from
-# the randomness service), then randomness. Each drains while everything it calls still runs;
+# the randomness service), then randomness, then the archiver (it finishes the game in hand,
+# sealed by a rules replica now stopped). Each drains while everything it calls still runs;
 # nats-server, Valkey and PostgreSQL stop after all of them, in that order.
-STOP_ORDER = ("gateway", "matchmaking", "rules", "randomness")
+STOP_ORDER = ("gateway", "matchmaking", "rules", "randomness", "archiver")
 
 
 async def stop_children(stage: list[Child]) -> None:

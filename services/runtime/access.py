@@ -3,10 +3,11 @@ Valkey ACL and PostgreSQL grants.
 
 The bus and the store are private to the services. Each service has its own user, allowed the
 subjects it serves and calls and the keys and commands it needs, nothing more; players and bots
-get the `player` role, which can only do what a player may; `auditor` reads logs (the CLI's
-read-only commands); `gateway` is the public door's (services/gateway), which asks what a
-player may ask on behalf of the people signed in to it; `admin` is the operator's. Nobody but
-the operator may XDEL, XTRIM or DEL a game's keys (the gateway deletes only its own).
+get the `player` role, which can only do what a player may; `archiver` reads sealed games to
+copy them into PostgreSQL; `auditor` reads logs (the CLI's read-only commands); `gateway` is
+the public door's (services/gateway), which asks what a player may ask on behalf of the people
+signed in to it; `admin` is the operator's. Nobody but the operator may XDEL, XTRIM or DEL a
+game's keys (the gateway deletes only its own).
 
 A user's replies arrive under its own inbox prefix (`_INBOX.<user>.`), which no other user may
 subscribe to. Players share one role, so whatever a reply holds for one player alone (seat
@@ -41,7 +42,7 @@ from contracts import subjects
 from services.runtime import keys
 from services.runtime.embedded import PG_SUPERUSER
 
-SERVICES: Final = ("rules", "randomness", "matchmaking")
+SERVICES: Final = ("rules", "randomness", "matchmaking", "archiver")
 ROLES: Final = (*SERVICES, "gateway", "player", "auditor", "admin")
 SRV: Final = "$SRV.>"  # NATS micro discovery (PING, INFO, STATS), served by every service
 
@@ -93,6 +94,8 @@ NATS_PERMISSIONS: Final[dict[str, dict[str, list[str]]]] = {
     },
     # Answers the rules service only: nobody else may publish on its subjects.
     "randomness": {"publish": [], "subscribe": [f"{_P}.random.>", SRV]},
+    # Hears the games' notices (a GameSealed is its cue to archive) and answers $SRV only.
+    "archiver": {"publish": [], "subscribe": [subjects.all_game_events(), SRV]},
     "matchmaking": {
         "publish": [subjects.RULES_CREATE, subjects.all_match_assignments()],
         "subscribe": [subjects.MATCH_ENQUEUE, subjects.MATCH_CANCEL, SRV, _inbox("matchmaking")],
@@ -131,6 +134,13 @@ VALKEY_RULES: Final[dict[str, str]] = {
     "auditor": (
         f"%R~{_GAME}:log %R~{_GAME}:meta %R~{_GAME}:cmds %R~{keys.GAMES_INDEX} "
         "+@connection +@read -keys -scan"
+    ),
+    # Copies sealed games into PostgreSQL: reads a game's three keys and the index, each
+    # with a named read command, nothing else (no write at all: removing an archived game's
+    # keys is the next increment's narrow right).
+    "archiver": (
+        f"%R~{_GAME}:log %R~{_GAME}:meta %R~{_GAME}:cmds %R~{keys.GAMES_INDEX} "
+        "+@connection +xrange +hget +hmget +hgetall +zrange +zcard +multi +exec +discard"
     ),
     "admin": "~* &* +@all",
 }

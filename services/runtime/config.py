@@ -58,6 +58,12 @@ class Settings:
     # How often the rules service looks for games whose end is in the log but which are not
     # yet sealed (TABULA_SWEEP_S), and finishes them without waiting for a visitor.
     sweep_s: float = 15.0
+    # PostgreSQL as this process's role (DATABASE_URL; `tabula up` gives each its own): the
+    # archiver's, where it copies sealed games. "" when unset.
+    database_url: str = ""
+    # How often the archiver looks through the games index for sealed games not yet archived
+    # (TABULA_ARCHIVE_S), besides archiving each as its GameSealed notice arrives.
+    archive_s: float = 10.0
 
 
 def home() -> Path:
@@ -137,6 +143,12 @@ def load() -> Settings:
         sweep_s = 0.0
     if not sweep_s > 0:
         raise ConfigError("TABULA_SWEEP_S must be a positive number of seconds")
+    try:
+        archive_s = float(os.environ.get("TABULA_ARCHIVE_S", "10"))
+    except ValueError:
+        archive_s = 0.0
+    if not archive_s > 0:
+        raise ConfigError("TABULA_ARCHIVE_S must be a positive number of seconds")
     return Settings(
         nats_url=nats_url,
         redis_url=redis_url,
@@ -148,4 +160,6 @@ def load() -> Settings:
         signing_key=signing_key,
         found_at=found_at,
         sweep_s=sweep_s,
+        database_url=os.environ.get("DATABASE_URL", ""),
+        archive_s=archive_s,
     )

@@ -143,6 +143,12 @@ def _entry(game_id: str, entry_id: bytes | str, fields: dict[bytes, bytes]) -> S
         raise CorruptEntry(game_id, str(exc), version=version, entry=entry) from None
 
 
+def parse_entry(game_id: str, entry_id: bytes | str, fields: dict[bytes, bytes]) -> StoredEvent:
+    """A raw stream entry (XRANGE's id and fields) as its stored event; CorruptEntry when the
+    store's writers cannot have written it."""
+    return _entry(game_id, entry_id, fields)
+
+
 class GameExists(ValueError):
     """An import into a store that already holds the game."""
 

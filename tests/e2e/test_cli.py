@@ -74,6 +74,33 @@ def start_up(home: Path, *args: str) -> subprocess.Popen[str]:
     )
 
 
+async def store_head(admin_redis_url: str, game_id: str) -> tuple[int, str]:
+    store = EventStore.from_url(admin_redis_url)
+    try:
+        head = await store.head(game_id)
+        assert head is not None
+        return head.version, head.hash
+    finally:
+        await store.close()
+
+
+def archived_head(postgres_url: str, game_id: str, timeout: float = 30.0) -> tuple[int, str]:
+    """The archived game's (head version, head hash), read as the auditor, once the archiver
+    has copied it (a condition, polled within a bound)."""
+    import psycopg
+
+    deadline = time.monotonic() + timeout
+    with psycopg.connect(postgres_url) as conn:
+        while True:
+            row = conn.execute("SELECT head_version, head_hash FROM archived_games "
+                               "WHERE game_id = %s", (game_id,)).fetchone()  # fmt: skip
+            conn.commit()
+            if row is not None:
+                return row[0], row[1]
+            assert time.monotonic() < deadline, f"{game_id} was not archived in {timeout} s"
+            time.sleep(0.1)  # poll interval
+
+
 def read_until(proc: subprocess.Popen[str], marker: str) -> str:
     """Read the process's output until a line contains `marker` (or it exits)."""
     assert proc.stdout is not None
@@ -131,6 +158,14 @@ def test_up_demo_replay_verify_tamper_and_restart(tmp_path: Path) -> None:
         assert position.group(1) == served_position  # replay == the state rules held
         assert f"version {served_version}," in replay.stdout
         assert tabula(home, "verify", game_id).returncode == 0
+        # The archiver copied the sealed demo game into PostgreSQL (its head the store's)
+        head = asyncio.run(store_head(stack.admin_redis_url, game_id))
+        assert archived_head(stack.postgres_url, game_id) == head
+        verified = tabula(home, "verify", game_id)
+        assert verified.returncode == 0, verified.stderr
+        assert f"archive: holds it too, its head (version {head[0]}) the store's" in (
+            verified.stdout
+        )
 
         async def tamper() -> int:
             """Rewrite the stream with one body byte changed (ids and hashes kept): only the
@@ -385,8 +420,10 @@ def test_one_stack_per_directory_and_nothing_outlives_a_killed_stack(tmp_path: P
         assert "already running" in second.stderr
         assert len(second.stderr.strip().splitlines()) == 1
         started = children_of(up.pid)
-        # nats-server, valkey, 2 rules replicas, randomness, matchmaking, the gateway
-        assert len(started) == 7
+        # nats-server, valkey, postgres, 2 rules replicas, randomness, matchmaking, the
+        # archiver, the gateway
+        commands = [Path(f"/proc/{pid}/cmdline").read_bytes() for pid in started]
+        assert len(started) == 9, commands
     finally:
         up.kill()  # SIGKILL: no handler runs, no cleanup
         up.communicate(timeout=30)

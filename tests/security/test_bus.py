@@ -212,3 +212,39 @@ async def test_the_owner_cancels_its_ticket(victim: Client) -> None:
     cancel = Cancel(ticket=ticket, owner=owner)
     assert (await victim.request(subjects.MATCH_CANCEL, cancel, Cancelled)).found
     assert not (await victim.request(subjects.MATCH_CANCEL, cancel, Cancelled)).found
+
+
+@pytest.mark.parametrize(
+    ("verb", "subject"),
+    [
+        ("subscribe", subjects.RULES_ACT),
+        ("subscribe", f"{subjects.PREFIX}.random.>"),
+        ("subscribe", subjects.all_seat_events()),
+        ("subscribe", subjects.all_match_assignments()),
+        ("subscribe", "_INBOX.>"),
+        ("subscribe", ">"),
+        ("publish", subjects.RULES_ACT),
+        ("publish", subjects.RANDOM_DRAW),
+        ("publish", subjects.game_events("g-forged")),
+    ],
+)
+async def test_the_archivers_user_only_hears_the_games_notices(
+    closed_stack: Callable[[str], Settings], verb: str, subject: str
+) -> None:
+    """Someone who took over the archiver may hear the public notices of committed events (its
+    cue) and answer $SRV; it asks no service, publishes nothing and hears no request, seat or
+    reply."""
+    archiver = await connect_as(closed_stack("archiver"))
+    try:
+        await archiver.listen(subjects.all_game_events())  # its own work: allowed
+        if verb == "subscribe":
+            await archiver.listen(subject)
+        else:
+            await archiver.nc.publish(subject, b"{}")
+            await archiver.nc.flush()
+        refusal = await archiver.refusal()
+        what = "subscription" if verb == "subscribe" else "publish"
+        assert f'permissions violation for {what} to "{subject.lower()}"' in refusal
+        assert len(archiver.refused) == 1  # the notices' subscription was not refused
+    finally:
+        await archiver.nc.close()

@@ -45,6 +45,24 @@ def attacks(game: str) -> dict[str, list[tuple[str, ...]]]:
             ("HDEL", commands_key(game), "x"),
         ],
         "matchmaking": [*rewrite, forge, ("GET", seed), ("XRANGE", log, "-", "+")],
+        # Copies sealed games into PostgreSQL: reads a game's keys, writes and deletes nothing.
+        "archiver": [
+            *rewrite,
+            forge,
+            ("DEL", meta),
+            ("DEL", commands_key(game)),
+            ("HSET", meta, "sealed", "1"),
+            ("HSET", commands_key(game), "x", "1 1 0"),
+            ("HDEL", meta, "head"),
+            ("ZADD", "tabula:games", "1", game),
+            ("ZREM", "tabula:games", game),
+            ("GET", seed),
+            ("HGETALL", secret),
+            ("GET", "tabula:secret"),
+            ("GET", "tabula:signing-key"),
+            ("KEYS", "*"),
+            ("EVAL", "return redis.call('DEL', KEYS[1])", "1", log),
+        ],
         # The public door: its own keys (sessions, seat tokens) and nothing of any game's.
         "gateway": [
             *rewrite,
@@ -78,7 +96,9 @@ async def snapshot(admin: "aioredis.Redis", game: str) -> tuple[object, ...]:
     )
 
 
-@pytest.mark.parametrize("role", ["auditor", "rules", "randomness", "matchmaking", "gateway"])
+@pytest.mark.parametrize(
+    "role", ["auditor", "rules", "randomness", "matchmaking", "gateway", "archiver"]
+)
 async def test_no_user_but_the_operator_rewrites_a_game_or_reads_its_seed(
     closed_servers: Servers, seeded_game: str, role: str
 ) -> None:
@@ -109,11 +129,18 @@ async def test_without_a_user_the_store_is_closed(
 
 async def test_each_role_can_do_its_own_work(closed_servers: Servers, seeded_game: str) -> None:
     """The other side of the ACL (so the refusals above are not a store closed to everyone):
-    the auditor reads the log, the randomness service the seed."""
+    the auditor reads the log, the randomness service the seed, the archiver a game's keys and
+    the games index."""
     auditor, randomness = connect(closed_servers, "auditor"), connect(closed_servers, "randomness")
+    archiver = connect(closed_servers, "archiver")
     try:
         assert await auditor.xrange(log_key(seeded_game))
         assert await randomness.get(seed_key(seeded_game))
+        assert await archiver.xrange(log_key(seeded_game))
+        assert await archiver.hgetall(meta_key(seeded_game))
+        assert await archiver.hgetall(commands_key(seeded_game))
+        assert seeded_game.encode() in await archiver.zrange("tabula:games", 0, -1)
     finally:
         await auditor.aclose()
         await randomness.aclose()
+        await archiver.aclose()

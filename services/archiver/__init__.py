@@ -1,0 +1,1 @@
+"""The archiver: copies sealed games from Valkey into PostgreSQL's archive (issue 21)."""

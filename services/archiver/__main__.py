@@ -1,0 +1,43 @@
+"""`python -m services.archiver` (DATABASE_URL: PostgreSQL as the `archiver` role)."""
+
+import asyncio
+
+import redis.asyncio as aioredis
+from nats.aio.client import Client as NATS
+
+from contracts import subjects
+from services.archiver.archive import Archiver, Notice
+from services.runtime.config import ConfigError, Settings
+from services.runtime.service import ServiceApp, main
+
+
+async def build(nc: NATS, redis: "aioredis.Redis", settings: Settings) -> ServiceApp:
+    if not settings.database_url:
+        raise ConfigError("the archiver needs DATABASE_URL (PostgreSQL as the archiver role)")
+    archiver = Archiver(redis, settings.database_url)
+    await archiver.connection()  # fail fast on a wrong URL or password
+    app = ServiceApp(nc, subjects.ARCHIVER_SERVICE, "Copies sealed games into PostgreSQL")
+    wire(app, archiver, settings.archive_s)
+    return app
+
+
+def wire(app: ServiceApp, archiver: Archiver, archive_s: float) -> None:
+    """A GameSealed notice archives its game at once; the sweep (at start, then every
+    `archive_s`) finds what a notice missed: sealed while the archiver was down, or lost. Each
+    game's archive runs in a task the drain waits for: a SIGTERM finishes the game in hand and
+    starts no other."""
+
+    def spawn(game_id: str) -> "asyncio.Task[None]":
+        task = asyncio.create_task(archiver.run(game_id))
+        app.inflight.add(task)
+        task.add_done_callback(app.inflight.discard)
+        return task
+
+    archiver.spawn = spawn
+    app.follow(subjects.all_game_events(), Notice, archiver.noticed)
+    app.every(archive_s, archiver.sweep)
+    app.on_close.append(archiver.close)
+
+
+if __name__ == "__main__":
+    main(build)
