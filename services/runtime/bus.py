@@ -12,7 +12,6 @@ another, a count): a client rides out a service or store restart rather than fai
 """
 
 import asyncio
-import os
 import random
 import time
 import uuid
@@ -27,7 +26,7 @@ from nats.errors import TimeoutError as NATSTimeout
 from contracts.commands import Error, Reply, Request
 from contracts.errors import ErrorCode
 from services.runtime.access import inbox_prefix, url_user
-from services.runtime.config import ConfigError
+from services.runtime.config import seconds_from_env
 
 T = TypeVar("T", bound=Reply)
 _encode = msgspec.json.Encoder().encode
@@ -41,15 +40,7 @@ BACKOFF_CAP_S = 2.0
 
 def retry_deadline_from_env() -> float:
     """TABULA_RETRY_DEADLINE_S (seconds, > 0), else RETRY_DEADLINE_S; read once, at connect."""
-    raw = os.environ.get("TABULA_RETRY_DEADLINE_S", "")
-    try:
-        value = float(raw) if raw else RETRY_DEADLINE_S
-    except ValueError:
-        value = 0.0
-    if not value > 0:
-        raise ConfigError(f"TABULA_RETRY_DEADLINE_S must be a positive number of seconds, "
-                          f"not {raw!r}")  # fmt: skip
-    return value
+    return seconds_from_env("TABULA_RETRY_DEADLINE_S", RETRY_DEADLINE_S)
 
 
 def backoff(attempt: int, base: float) -> float:

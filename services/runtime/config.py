@@ -110,6 +110,19 @@ def find_stack() -> tuple[StackFile, Path] | None:
     return (stack, Path(pointer.home)) if stack else None
 
 
+def seconds_from_env(name: str, default: float) -> float:
+    """The environment variable `name`, a positive number of seconds, else `default`;
+    ConfigError naming it when it is anything else."""
+    raw = os.environ.get(name, "")
+    try:
+        value = float(raw) if raw else default
+    except ValueError:
+        value = 0.0
+    if not value > 0:
+        raise ConfigError(f"{name} must be a positive number of seconds, not {raw!r}")
+    return value
+
+
 def load() -> Settings:
     nats_url = os.environ.get("NATS_URL")
     redis_url = os.environ.get("REDIS_URL")
@@ -137,18 +150,8 @@ def load() -> Settings:
     signing_key = os.environ.get("TABULA_SIGNING_KEY") or None
     if signing_key is not None and not re.fullmatch(r"[0-9a-f]{64}", signing_key):
         raise ConfigError("TABULA_SIGNING_KEY must be 64 lowercase hex (an Ed25519 seed)")
-    try:
-        sweep_s = float(os.environ.get("TABULA_SWEEP_S", "15"))
-    except ValueError:
-        sweep_s = 0.0
-    if not sweep_s > 0:
-        raise ConfigError("TABULA_SWEEP_S must be a positive number of seconds")
-    try:
-        archive_s = float(os.environ.get("TABULA_ARCHIVE_S", "10"))
-    except ValueError:
-        archive_s = 0.0
-    if not archive_s > 0:
-        raise ConfigError("TABULA_ARCHIVE_S must be a positive number of seconds")
+    sweep_s = seconds_from_env("TABULA_SWEEP_S", 15.0)
+    archive_s = seconds_from_env("TABULA_ARCHIVE_S", 10.0)
     return Settings(
         nats_url=nats_url,
         redis_url=redis_url,
