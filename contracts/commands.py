@@ -92,6 +92,22 @@ class GetKeys(Request, frozen=True, kw_only=True):
     """The rules service's public signing keys (subjects.RULES_KEYS)."""
 
 
+class Forget(Request, frozen=True, kw_only=True):
+    """The archiver's, once the archive holds a sealed game (subjects.RULES_FORGET): remove the
+    game's keys from Valkey if the archive's copy is theirs exactly, at this head."""
+
+    game_id: GameId
+    version: Version
+    hash: Hex64
+
+
+class ForgetSeed(Request, frozen=True, kw_only=True):
+    """The rules service's, once it removed an archived game's keys (subjects.RANDOM_FORGET):
+    remove the game's seed, secret outcomes and draws (the randomness service's keys)."""
+
+    game_id: GameId
+
+
 class CreateSeed(Request, frozen=True, kw_only=True):
     game_id: GameId
 
@@ -203,6 +219,13 @@ class View(Reply, tag="view", frozen=True, kw_only=True):
     move_deadline_ms: int = 0
     result: str = ""
     reason: str = ""
+
+
+class Forgotten(Reply, tag="forgotten", frozen=True, kw_only=True):
+    """The game's keys are gone from Valkey (now, or before): its reads go to the archive."""
+
+    game_id: str
+    version: int
 
 
 class Keys(Reply, tag="keys", frozen=True, kw_only=True):

@@ -34,6 +34,8 @@ class ErrorCode(StrEnum):
     UNKNOWN_CHALLENGE = "challenge/unknown"  # no such open challenge (taken, withdrawn)
     IN_PLAY = "game/in-play"  # asked of a finished game only (a complete export)
     UNAVAILABLE = "service/unavailable"  # a service or the store is away: retry, same command id
+    # Forget refused: the archive does not hold the game, or its copy is not the hot keys'.
+    NOT_ARCHIVED = "archive/not-archived"
     # A stored entry of the game that the store's writers cannot have written (a field missing,
     # a body that does not decode): named; retrying will not help, the operator must look.
     STORE_CORRUPT = "store/corrupt"

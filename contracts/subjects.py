@@ -14,15 +14,18 @@ RULES_ACT: Final = f"{PREFIX}.rules.act"
 RULES_READ: Final = f"{PREFIX}.rules.read"
 RULES_VIEW: Final = f"{PREFIX}.rules.view"
 RULES_KEYS: Final = f"{PREFIX}.rules.keys"  # the public keys that sign receipts and seals
+RULES_FORGET: Final = f"{PREFIX}.rules.forget"  # the archiver's alone: remove an archived game
 RULES_QUEUE: Final = "rules"
 
 RANDOM_SERVICE: Final = "tabula-randomness"
 RANDOM_SEED: Final = f"{PREFIX}.random.seed"
 RANDOM_DRAW: Final = f"{PREFIX}.random.draw"
 RANDOM_REVEAL: Final = f"{PREFIX}.random.reveal"
+RANDOM_FORGET: Final = f"{PREFIX}.random.forget"  # an archived game's seed and draws removed
 RANDOM_QUEUE: Final = "randomness"
 
 ARCHIVER_SERVICE: Final = "tabula-archiver"  # answers $SRV only: it copies sealed games
+PROJECTOR_SERVICE: Final = "tabula-projector"  # answers $SRV only: it keeps the read model
 
 MATCH_SERVICE: Final = "tabula-matchmaking"
 MATCH_ENQUEUE: Final = f"{PREFIX}.match.enqueue"

@@ -6,7 +6,7 @@ import redis.asyncio as aioredis
 from nats.aio.client import Client as NATS
 
 from contracts import subjects
-from services.archiver.archive import Archiver, Notice
+from services.archiver.archive import Archiver, Notice, bus_forget
 from services.runtime.config import ConfigError, Settings
 from services.runtime.service import ServiceApp, main
 
@@ -14,7 +14,7 @@ from services.runtime.service import ServiceApp, main
 async def build(nc: NATS, redis: "aioredis.Redis", settings: Settings) -> ServiceApp:
     if not settings.database_url:
         raise ConfigError("the archiver needs DATABASE_URL (PostgreSQL as the archiver role)")
-    archiver = Archiver(redis, settings.database_url)
+    archiver = Archiver(redis, settings.database_url, bus_forget(nc))
     await archiver.connection()  # fail fast on a wrong URL or password
     app = ServiceApp(nc, subjects.ARCHIVER_SERVICE, "Copies sealed games into PostgreSQL")
     wire(app, archiver, settings.archive_s)

@@ -1,22 +1,27 @@
-"""Copying a sealed game from Valkey into PostgreSQL's archive (issue 21, second increment).
+"""Copying a sealed game from Valkey into PostgreSQL's archive, then having its keys removed.
 
 A game is copied only once it is sealed (meta `sealed`, a GameSealed at the head), and only
 after the copy is checked against the seal: the hash chain recomputed over the stored bytes
 verifies, ends at the meta's head, and the GameSealed names the (n-1, h_(n-1)) before it. Then
-the game, every stream entry (each field's stored bytes, never re-encoded) and its command ids
-go in ONE transaction, `INSERT ... ON CONFLICT DO NOTHING` (archiving twice is harmless), and
-the rows read back inside that transaction must equal what was read from Valkey, or nothing is
-committed. A game that fails a check is refused: logged loudly with its id, counted, and not
-archived.
+the game's row, its log and command ids packed (services.runtime.archived: every stream
+entry's stored bytes, never re-encoded), goes in ONE transaction, `INSERT ... ON CONFLICT DO
+NOTHING` (archiving twice is harmless), and the row read back inside that transaction must
+unpack to what was read from Valkey, or nothing is committed. A game that fails a check is
+refused: logged loudly with its id, counted, and not archived.
 
-The hot copy stays in Valkey: removing an archived game's keys (a narrow right) and reads that
-fall through to the archive are the next increment.
+Only once the archive's commit is acknowledged does the archiver ask the rules service to
+remove the game's hot keys (Forget on the bus): the archiver itself may only read Valkey. The
+rules service compares the archive's copy with the keys byte for byte before it removes them,
+and only a sealed game's (forget.lua), so even the archiver's credentials cannot remove a game
+in play or one whose archived copy is not exact. A crash between the two steps leaves the game
+whole in both places; the next sweep asks again. Reads fall through to the archive
+(services.runtime.eventstore.EventStore.archive).
 """
 
 import asyncio
 import contextlib
 from collections import Counter
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -26,14 +31,20 @@ import psycopg
 import redis.asyncio as aioredis
 import redis.exceptions
 import structlog
+from nats.aio.client import Client as NATS
+from nats.errors import Error as NATSError
 
+from contracts import subjects
+from contracts.commands import Forget, Forgotten
 from contracts.envelope import StoredEvent
 from contracts.events import GameSealed
 from domain import fairplay
 from domain.audit.chain import chain_entries
+from services.runtime import archived
+from services.runtime.bus import Requester, TabulaError
 from services.runtime.codec import CorruptEntry
-from services.runtime.eventstore import parse_entry
-from services.runtime.keys import GAMES_INDEX, commands_key, log_key, meta_key
+from services.runtime.eventstore import parse_entry, read_raw
+from services.runtime.keys import GAMES_INDEX, meta_key
 
 log = structlog.get_logger()
 
@@ -49,6 +60,20 @@ class Refused(Exception):
 
 class NotSealed(Exception):
     """The game is in play (or ended but not yet sealed): not the archiver's yet."""
+
+
+class Gone(Exception):
+    """The game's keys were removed already (its tombstone, or nothing): archived before.
+    `head` is the tombstone's (version, hash): the removal may still lack its last steps."""
+
+    def __init__(self, game_id: str, head: tuple[int, str] | None) -> None:
+        super().__init__(game_id)
+        self.head = head
+
+
+class NotForgotten(Exception):
+    """The rules service did not remove the game's keys (it refused, or did not answer): the
+    game stays whole in both places until the next sweep asks again."""
 
 
 class Mismatch(Exception):
@@ -77,20 +102,21 @@ class GameCopy:
     def head(self) -> StoredEvent:
         return self.stored[-1]
 
-    def event_rows(self) -> list[tuple[Any, ...]]:
-        """archived_events' rows, in version order, each field the stored bytes."""
-        return [
-            (self.game_id, s.version, entry_id, f[b"g"], f[b"v"], f[b"type"], f[b"body"],
-             f[b"cmd"], f[b"ts"], f[b"h"], f.get(b"act"))
-            for s, (entry_id, f) in zip(self.stored, self.entries, strict=True)
-        ]  # fmt: skip
+    def row(self) -> tuple[Any, ...]:
+        """The game's archived_games row (the columns of INSERT_GAME)."""
+        meta, head = self.meta, self.head
+        return (self.game_id, _text(meta, "ruleset") or "", _text(meta, "chain") or "1",
+                head.version, head.hash, _text(meta, "result"), _text(meta, "reason"),
+                _time(self.stored[0].time_ms), _time(head.time_ms), archived.FORMAT,
+                archived.pack_log(self.entries),
+                archived.pack_commands(self.commands))  # fmt: skip
 
-    def command_rows(self) -> list[tuple[Any, ...]]:
-        rows = []
-        for command_id, value in sorted(self.commands.items()):
-            first, last, digest = value.decode().split(" ")
-            rows.append((self.game_id, command_id, value, int(first), int(last), digest))
-        return rows
+
+INSERT_GAME = (
+    "INSERT INTO archived_games (game_id, ruleset, chain, head_version, head_hash, result, "
+    "reason, created_at, sealed_at, format, log, commands) "
+    "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING"
+)
 
 
 def _text(meta: dict[bytes, bytes], name: str) -> str | None:
@@ -105,13 +131,7 @@ def _time(ms: int) -> datetime:
 async def read_game(redis: "aioredis.Redis", game_id: str) -> GameCopy:
     """The game's stream, meta and command ids exactly as stored (one MULTI/EXEC, so one
     moment of the game), verified against its seal; Refused naming what does not hold."""
-    async with redis.pipeline(transaction=True) as pipe:
-        pipe.xrange(log_key(game_id), "-", "+")
-        pipe.hgetall(meta_key(game_id))
-        pipe.hgetall(commands_key(game_id))
-        raw_entries, meta, commands = await pipe.execute()
-    entries = [(bytes(i), dict(f)) for i, f in raw_entries]
-    return verify(game_id, entries, meta, commands)
+    return verify(game_id, *await read_raw(redis, game_id))
 
 
 def verify(
@@ -121,6 +141,9 @@ def verify(
     commands: dict[bytes, bytes],
 ) -> GameCopy:
     """The copy, once it holds against the seal; Refused otherwise."""
+    if not meta or b"archived" in meta:
+        tomb = (meta.get(b"version"), meta.get(b"head"))
+        raise Gone(game_id, (int(tomb[0]), tomb[1].decode()) if tomb[0] and tomb[1] else None)
     if _text(meta, "sealed") != "1":
         raise NotSealed(game_id)
     if not entries:
@@ -172,54 +195,27 @@ def verify(
 async def write(conn: "psycopg.AsyncConnection[Any]", copy: GameCopy,
                 check: "Callable[[psycopg.AsyncCursor[Any], GameCopy], Any] | None" = None,
                 ) -> None:  # fmt: skip
-    """The game, its events and its command ids in one transaction, idempotently; committed
-    only if the rows read back (`check`, by default `same_rows`) are the copy."""
-    meta, head = copy.meta, copy.head
+    """The game's row in one transaction, idempotently; committed only if the row read back
+    (`check`, by default `same_rows`) is the copy."""
     async with conn.transaction(), conn.cursor() as cur:
-        await cur.execute(
-            "INSERT INTO archived_games (game_id, ruleset, chain, head_version, head_hash, "
-            "result, reason, created_at, sealed_at) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s) "
-            "ON CONFLICT DO NOTHING",
-            (copy.game_id, _text(meta, "ruleset") or "", _text(meta, "chain") or "1",
-             head.version, head.hash, _text(meta, "result"), _text(meta, "reason"),
-             _time(copy.stored[0].time_ms), _time(head.time_ms)),
-        )  # fmt: skip
-        await cur.executemany(
-            "INSERT INTO archived_events (game_id, version, stream_id, g, v, type, body, cmd, "
-            "ts, h, act) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) "
-            "ON CONFLICT DO NOTHING",
-            copy.event_rows(),
-        )
-        if copy.commands:
-            await cur.executemany(
-                "INSERT INTO archived_commands (game_id, command_id, value, first_version, "
-                "last_version, hash) VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING",
-                copy.command_rows(),
-            )
+        await cur.execute(INSERT_GAME, copy.row())
         await (check or same_rows)(cur, copy)
 
 
 async def same_rows(cur: "psycopg.AsyncCursor[Any]", copy: GameCopy) -> None:
-    """Inside the transaction: the archive holds exactly the copy (its head, every event's
+    """Inside the transaction: the archive holds exactly the copy (its head, every entry's
     fields byte for byte, every command id), else Mismatch (and the caller's rollback)."""
     await cur.execute(
-        "SELECT head_version, head_hash FROM archived_games WHERE game_id = %s", (copy.game_id,)
+        "SELECT head_version, head_hash, format, log, commands FROM archived_games "
+        "WHERE game_id = %s",
+        (copy.game_id,),
     )
-    if await cur.fetchone() != (copy.head.version, copy.head.hash):
+    row = await cur.fetchone()
+    if row is None or (row[0], row[1]) != (copy.head.version, copy.head.hash):
         raise Mismatch("the archived game's head is not the store's")
-    await cur.execute(
-        "SELECT game_id, version, stream_id, g, v, type, body, cmd, ts, h, act "
-        "FROM archived_events WHERE game_id = %s ORDER BY version",
-        (copy.game_id,),
-    )
-    if [tuple(r) for r in await cur.fetchall()] != copy.event_rows():
-        raise Mismatch("the archived events are not the stored entries")
-    await cur.execute(
-        "SELECT game_id, command_id, value, first_version, last_version, hash "
-        "FROM archived_commands WHERE game_id = %s ORDER BY command_id",
-        (copy.game_id,),
-    )
-    if [tuple(r) for r in await cur.fetchall()] != copy.command_rows():
+    if archived.unpack_log(bytes(row[3]), row[2]) != copy.entries:
+        raise Mismatch("the archived log is not the stored entries")
+    if archived.unpack_commands(bytes(row[4]), row[2]) != copy.commands:
         raise Mismatch("the archived command ids are not the stored ones")
 
 
@@ -227,9 +223,12 @@ class Archiver:
     """Finds sealed games not yet archived and copies them, one at a time, on one PostgreSQL
     connection (as the `archiver` role: SELECT and INSERT on the archive, nothing more)."""
 
-    def __init__(self, redis: "aioredis.Redis", database_url: str) -> None:
+    def __init__(self, redis: "aioredis.Redis", database_url: str,
+                 forget: "Callable[[str, int, str], Awaitable[None]]") -> None:  # fmt: skip
         self.redis = redis
         self.database_url = database_url
+        # Asks for the game's hot keys to be removed (bus_forget); NotForgotten when they stay.
+        self.forget = forget
         self.conn: psycopg.AsyncConnection[Any] | None = None
         self.lock = asyncio.Lock()  # one game in hand at a time
         self.refused: set[str] = set()  # refused by this process: logged once, not retried
@@ -280,18 +279,18 @@ class Archiver:
             start += INDEX_PAGE
 
     async def pending(self) -> list[str]:
-        """Sealed games not in the archive (nor refused by this process)."""
+        """Sealed games still in Valkey (nor refused by this process): not archived yet, or
+        archived with their keys not yet removed. A removed game leaves the index."""
         out: list[str] = []
         async for page in self.sealed():
-            if page:
-                done = await self.archived(page)
-                out += [g for g in page if g not in done and g not in self.refused]
+            out += [g for g in page if g not in self.refused]
         return out
 
     async def sweep(self) -> None:
-        """Archive every sealed game not yet archived: what a notice missed (the archiver was
-        down, or the notice lost) is found here. Each game runs in a task the drain waits for,
-        so a SIGTERM finishes the game in hand and starts no other."""
+        """Archive every sealed game still in Valkey: what a notice missed (the archiver was
+        down, or the notice lost) or a removal that did not happen is found here. Each game
+        runs in a task the drain waits for, so a SIGTERM finishes the game in hand and starts
+        no other."""
         pending = await self.pending()
         before = self.totals.copy()
         for game_id in pending:
@@ -301,7 +300,8 @@ class Archiver:
 
     def counts(self, before: Counter[str]) -> dict[str, int]:
         """This sweep's outcomes and the process's totals: the archiver's metrics line."""
-        now = {k: self.totals[k] - before[k] for k in ("archived", "already", "refused", "failed")}
+        now = {k: self.totals[k] - before[k]
+               for k in ("archived", "already", "kept", "refused", "failed")}  # fmt: skip
         return {**now, **{f"total_{k}": v for k, v in self.totals.items()}}
 
     def noticed(self, notice: Notice) -> None:
@@ -313,9 +313,11 @@ class Archiver:
         await self.archive(game_id)
 
     async def archive(self, game_id: str) -> str:
-        """Archive one game: "archived", "already" (in the archive before), "unsealed" (in
-        play: left alone), "refused" (it does not verify: not archived), "failed" (a server
-        failed: tried again next sweep)."""
+        """Archive one game and have its hot keys removed: "archived", "already" (in the
+        archive before: its keys are removed now), "gone" (removed before), "kept" (archived,
+        but its keys stay until the next sweep), "unsealed" (in play: left alone), "refused"
+        (it does not verify: not archived), "failed" (a server failed: tried again next
+        sweep)."""
         async with self.lock:
             with structlog.contextvars.bound_contextvars(game_id=game_id):
                 outcome = await self._archive(game_id)
@@ -324,10 +326,24 @@ class Archiver:
 
     async def _archive(self, game_id: str) -> str:
         try:
-            if game_id in self.refused or await self.archived([game_id]):
-                return "already"
+            if game_id in self.refused:
+                return "refused"
             copy = await self.read(game_id)
-            await self.write(copy)
+            outcome = "already" if await self.archived([game_id]) else "archived"
+            if outcome == "archived":
+                await self.write(copy)
+                log.info("archived", version=copy.head.version, head=copy.head.hash,
+                         commands=len(copy.commands))  # fmt: skip
+            await self.forget(game_id, copy.head.version, copy.head.hash)
+        except Gone as exc:  # still indexed: the removal's last steps (draws, index) are due
+            if exc.head is None:
+                return "gone"
+            try:
+                await self.forget(game_id, *exc.head)
+            except NotForgotten as again:
+                log.warning("removed; its last steps wait for the next sweep", reason=str(again))
+                return "kept"
+            return "gone"
         except NotSealed:
             return "unsealed"
         except Refused as exc:
@@ -340,12 +356,30 @@ class Archiver:
             log.error("archive rolled back: the archive's rows are not the store's",
                       reason=str(exc))  # fmt: skip
             return "failed"
+        except NotForgotten as exc:
+            log.warning("archived; its hot keys stay until the next sweep", reason=str(exc))
+            return "kept"
         except (psycopg.Error, OSError, redis.exceptions.RedisError) as exc:
             log.warning("archive failed; tried again next sweep", error=repr(exc))
             if self.conn is not None and self.conn.broken:
                 with contextlib.suppress(psycopg.Error):
                     await self.conn.close()
             return "failed"
-        log.info("archived", version=copy.head.version, head=copy.head.hash,
-                 commands=len(copy.commands))  # fmt: skip
-        return "archived"
+        return outcome
+
+
+def bus_forget(nc: "NATS", timeout: float = 30.0) -> "Callable[[str, int, str], Awaitable[None]]":
+    """Forget on the bus (subjects.RULES_FORGET), answered by a rules replica; NotForgotten
+    for a refusal or no answer in time (a Forget is safe to send again)."""
+    requester = Requester(nc, timeout=timeout, retries=0)
+
+    async def forget(game_id: str, version: int, digest: str) -> None:
+        req = Forget(game_id=game_id, version=version, hash=digest)
+        try:
+            await requester.request(subjects.RULES_FORGET, req, Forgotten)
+        except TabulaError as exc:
+            raise NotForgotten(str(exc)) from None
+        except (NATSError, TimeoutError) as exc:
+            raise NotForgotten(f"the rules service did not answer: {exc!r}") from None
+
+    return forget

@@ -34,14 +34,30 @@ def settings() -> config.Settings:
     return loaded
 
 
+def archive_url() -> str:
+    """PostgreSQL as the CLI reads it: DATABASE_URL, else the running stack's (`auditor`)
+    when the store is the stack's too (not REDIS_URL's: its games are not that archive's)."""
+    import os
+
+    if url := os.environ.get("DATABASE_URL"):
+        return url
+    if os.environ.get("REDIS_URL"):
+        return ""
+    found = config.find_stack()
+    return found[0].postgres_url if found else ""
+
+
 def with_store(fn: Any, admin: bool = False) -> Any:
-    """Run `fn(store)`: as the store's read-only user, or its admin (`import` only)."""
+    """Run `fn(store)`: as the store's read-only user, or its admin (`import` only), its reads
+    falling through to the archive (when there is one) for games that have left Valkey."""
 
     async def run() -> Any:
+        from services.runtime.archived import ArchiveReader
         from services.runtime.eventstore import EventStore
 
         s = settings()
-        store = EventStore.from_url(s.admin_redis_url if admin else s.redis_url)
+        archive = ArchiveReader(url) if (url := archive_url()) else None
+        store = EventStore.from_url(s.admin_redis_url if admin else s.redis_url, archive=archive)
         try:
             return await fn(store)
         finally:
@@ -49,6 +65,9 @@ def with_store(fn: Any, admin: bool = False) -> Any:
 
     with servers_answer():
         return asyncio.run(run())
+
+
+SOURCES = {"hot": "Valkey (the hot store)", "archive": "the archive (PostgreSQL)"}
 
 
 @contextlib.contextmanager
@@ -79,11 +98,37 @@ def server_trouble(exc: Exception) -> str:
     return f"cannot reach the servers: {text}"
 
 
+async def left_valkey(store: "EventStore", game_id: str) -> str | None:
+    """Why a game whose meta in Valkey is a tombstone (forget.lua: its keys were removed once
+    the archive held it) could not be read from the archive; None when it is no tombstone."""
+    from services.runtime.keys import meta_key
+
+    if not await store.redis.hexists(meta_key(game_id), "archived"):
+        return None
+    if store.archive is None:
+        return (f"game {game_id} has left Valkey for the archive (PostgreSQL), which this "
+                "command does not read: set DATABASE_URL")  # fmt: skip
+    return f"FAILED: game {game_id} has left Valkey for the archive, which does not hold it"
+
+
 def load_log(game_id: str) -> list[StoredEvent]:
-    stored: list[StoredEvent] = with_store(lambda s: s.read_all(game_id))
+    """A game's log, wherever it is (saying so on stderr when it is the archive)."""
+
+    async def read(store: "EventStore") -> tuple[list[StoredEvent], str | None, str | None]:
+        stored, where = await store.read_all(game_id), await store.where(game_id)
+        return stored, where, None if stored else await left_valkey(store, game_id)
+
+    stored: list[StoredEvent]
+    stored, where, gone = with_store(read)
+    if gone is not None:
+        err.print(gone, style="red", markup=False, highlight=False)
+        raise typer.Exit(1)
     if not stored:
         err.print(f"[red]no game {game_id}[/]")
         raise typer.Exit(1)
+    if where == "archive":
+        err.print(f"read from {SOURCES['archive']}: the game has left Valkey", style="dim",
+                  highlight=False)  # fmt: skip
     return stored
 
 
@@ -91,7 +136,8 @@ READS = 10  # attempts at reading a game in play between two of its appends
 
 
 async def read_head(store: "EventStore", game_id: str) -> "StoreHead | None":
-    """The store's own record of the game (its meta hash), None when it has none."""
+    """The store's own record of the game (its meta hash, or the head the archive recorded),
+    None when it has none."""
     from domain.audit import StoreHead
 
     head = await store.head(game_id)
@@ -103,7 +149,8 @@ async def read_game(
 ) -> tuple[list[StoredEvent], "StoreHead | None"]:
     """A game's log and the store's head as of one moment. One script moves both at each
     append, so a head unchanged from before the log was read to after it matches the log; a
-    game in play that moved on meanwhile is read again."""
+    game in play that moved on meanwhile is read again. (An archived game never moves; one
+    leaving Valkey meanwhile is the same log and head in the archive.)"""
     for _ in range(READS):
         head = await read_head(store, game_id)
         stored = await store.read_all(game_id)
@@ -113,13 +160,22 @@ async def read_game(
     raise typer.Exit(1)
 
 
-def load_game(game_id: str) -> tuple[list[StoredEvent], "StoreHead"]:
-    """A game's log from Redis with the store's head. A log without a head is checked against
-    version 0, so a meta deleted to hide a cut fails too."""
-    stored, head = with_store(lambda s: read_game(s, game_id))
+def load_game(game_id: str) -> tuple[list[StoredEvent], "StoreHead", str]:
+    """A game's log with the store's head, and where it was read ("hot" or "archive"). A log
+    without a head is checked against version 0, so a meta deleted to hide a cut fails too."""
+
+    async def read(store: "EventStore") -> tuple[Any, Any, str | None, str | None]:
+        stored, head = await read_game(store, game_id)
+        gone = None if stored else await left_valkey(store, game_id)
+        return stored, head, await store.where(game_id), gone
+
+    stored, head, where, gone = with_store(read)
+    if gone is not None:  # not "events 1..n are missing": they are in the archive
+        err.print(gone, style="red", markup=False, highlight=False)
+        raise typer.Exit(1)
     if not stored and head is None:
         err.print(f"[red]no game {game_id}[/]")
         raise typer.Exit(1)
     from domain.audit import StoreHead
 
-    return stored, head or StoreHead(0, "")
+    return stored, head or StoreHead(0, ""), where or "hot"

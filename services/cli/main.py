@@ -1,8 +1,9 @@
 """The `tabula` command: the app and its commands, in the order `tabula --help` lists them.
 
 The commands live by concern: stack_commands (keys, access, up, demo), records (games, log,
-replay, verify, audit, export, import), fair (the `fair` group), analysis (perft, legal,
-rulesets, schema); common holds what they share (the consoles, the settings, reading the store).
+replay, verify, audit, export, import), fair (the `fair` group), projections (the read model's
+`rebuild`), analysis (perft, legal, rulesets, schema); common holds what they share (the
+consoles, the settings, reading the store).
 
 Each command's module is imported only when that command runs or shows its help (`tabula
 --help`, listing them all, imports them all): the rulesets, NATS and Redis take most of a
@@ -35,6 +36,7 @@ COMMANDS = {
     "rulesets": ("services.cli.analysis", "rulesets"),
     "schema": ("services.cli.analysis", "schema"),
     "fair": ("services.cli.fair", "fair"),
+    "projections": ("services.cli.projections", "projections"),
 }
 
 

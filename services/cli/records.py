@@ -16,7 +16,16 @@ from contracts.envelope import StoredEvent
 from domain import fairplay
 from domain.audit import AuditReport, audit, chain_entries, check_head
 from domain.core import table as tables
-from services.cli.common import err, load_game, load_log, out, read_game, with_store
+from services.cli.common import (
+    SOURCES,
+    archive_url,
+    err,
+    load_game,
+    load_log,
+    out,
+    read_game,
+    with_store,
+)
 from services.runtime.codec import Exported, decode_log, export_line
 from services.runtime.eventstore import EventStore, GameExists
 
@@ -96,7 +105,7 @@ def verify(game: str) -> None:
     from services.runtime.codec import CorruptEntry
 
     try:
-        stored, head = load_game(game)
+        stored, head, where = load_game(game)
     except CorruptEntry as exc:
         raise named(exc) from None
     entries = chain_entries(stored)
@@ -113,24 +122,12 @@ def verify(game: str) -> None:
         err.print(f"[red]FAILED[/]: {game}: {escape(failure.message)}", highlight=False)
         raise typer.Exit(1)
     chain = fairplay.chain_version(game, entries)
+    whose = "the store's head" if where == "hot" else "the head the archive recorded at the seal"
     out.print(f"[green]OK[/]: {len(stored)} events, hash chain v{chain}, chain head "
-              f"{stored[-1].hash} (the store's head)")  # fmt: skip
-    in_archive(game, stored[-1].version, stored[-1].hash)
-
-
-def archive_url() -> str:
-    """PostgreSQL as the CLI reads it: DATABASE_URL, else the running stack's (`auditor`)
-    when the store is the stack's too (not REDIS_URL's: its games are not that archive's)."""
-    import os
-
-    from services.runtime import config
-
-    if url := os.environ.get("DATABASE_URL"):
-        return url
-    if os.environ.get("REDIS_URL"):
-        return ""
-    found = config.find_stack()
-    return found[0].postgres_url if found else ""
+              f"{stored[-1].hash} ({whose})")  # fmt: skip
+    out.print(f"read from: {SOURCES[where]}", highlight=False)
+    if where == "hot":
+        in_archive(game, stored[-1].version, stored[-1].hash)
 
 
 def in_archive(game: str, version: int, digest: str) -> None:
@@ -275,12 +272,12 @@ def audit_game(
         from services.runtime.codec import CorruptEntry
 
         try:
-            stored, head = load_game(game or "")
+            stored, head, where = load_game(game or "")
         except CorruptEntry as exc:  # an entry that is not even a stored event
             raise named(exc) from None
         report = audit(stored, head)
     signed = signature_checks(stored, receipts, key)
-    print_report(report, str(file) if file is not None else "Redis", signed)
+    print_report(report, str(file) if file is not None else SOURCES[where], signed)
     if not report.ok or any(failure for _, _, failure in signed):
         raise typer.Exit(1)
 

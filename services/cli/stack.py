@@ -50,6 +50,7 @@ SERVICES = (
     ("randomness", subjects.RANDOM_SERVICE),
     ("matchmaking", subjects.MATCH_SERVICE),
     ("archiver", subjects.ARCHIVER_SERVICE),
+    ("projector", subjects.PROJECTOR_SERVICE),
 )
 
 
@@ -263,8 +264,11 @@ async def _up(home: Path, rules_replicas: int, demo_games: int, host: str, port:
                 "REDIS_URL": urls.redis_for(role), "TABULA_HOME": str(home),
                 "TABULA_GATEWAY_HOST": host, "TABULA_GATEWAY_PORT": str(port)}  # fmt: skip
 
+    # The rules replicas read the archive (their reads fall through to it once a game has
+    # left Valkey) as their own read-only role.
+    rules_env = {**env("rules"), "DATABASE_URL": urls.postgres_for("rules")}
     children = [
-        Child(f"rules-{i}", "services.rules", logs / f"rules-{i}.log", env=env("rules"))
+        Child(f"rules-{i}", "services.rules", logs / f"rules-{i}.log", env=rules_env)
         for i in range(rules_replicas)
     ]
     children += [
@@ -274,7 +278,13 @@ async def _up(home: Path, rules_replicas: int, demo_games: int, host: str, port:
     # The archiver copies sealed games into PostgreSQL, as its own role there.
     archiver_env = {**env("archiver"), "DATABASE_URL": urls.postgres_for("archiver")}
     children.append(Child("archiver", "services.archiver", logs / "archiver.log", env=archiver_env))
-    gateway = Child("gateway", "services.gateway", logs / "gateway.log", env=env("gateway"))
+    # The projector keeps the read model from the logs, as the one role that writes it.
+    projector_env = {**env("projector"), "DATABASE_URL": urls.postgres_for("projector")}
+    children.append(Child("projector", "services.projector", logs / "projector.log",
+                          env=projector_env))  # fmt: skip
+    # The gateway's lobby reads the read model (SELECT only).
+    gateway_env = {**env("gateway"), "DATABASE_URL": urls.postgres_for("gateway")}
+    gateway = Child("gateway", "services.gateway", logs / "gateway.log", env=gateway_env)
     children.append(gateway)
     stack_file = stack_path(home)
     stop = asyncio.Event()
@@ -288,7 +298,8 @@ async def _up(home: Path, rules_replicas: int, demo_games: int, host: str, port:
         await wait_for_gateway(gateway, host, port)
         stack = StackFile(nats_url=urls.nats_for("player"), redis_url=urls.redis_for("auditor"),
                           admin_redis_url=urls.redis_for("admin"), pid=os.getpid(),
-                          postgres_url=urls.postgres_for("auditor"))  # fmt: skip
+                          postgres_url=urls.postgres_for("auditor"),
+                          projector_url=urls.postgres_for("projector"))  # fmt: skip
         access.write_private(stack_file, msgspec.json.encode(stack))
         with contextlib.suppress(OSError):  # a read-only home only loses the convenience
             pointer = StackPointer(home=str(home), pid=os.getpid())
@@ -296,7 +307,8 @@ async def _up(home: Path, rules_replicas: int, demo_games: int, host: str, port:
             user_pointer().write_bytes(msgspec.json.encode(pointer))
         console.print(
             f"[green]Tabula is up[/]: {len(children)} services "
-            f"({rules_replicas} rules replicas, the archiver and the gateway); logs in {logs}"
+            f"({rules_replicas} rules replicas, the archiver, the projector and the gateway); "
+            f"logs in {logs}"
         )
         if demo_games:
             from services.cli.demo import run_demo
@@ -330,9 +342,10 @@ async def _up(home: Path, rules_replicas: int, demo_games: int, host: str, port:
 # Who stops first: the intake (the gateway, the door from outside), then matchmaking (it makes
 # games through the rules service), then the rules replicas (their commands in flight draw from
 # the randomness service), then randomness, then the archiver (it finishes the game in hand,
-# sealed by a rules replica now stopped). Each drains while everything it calls still runs;
+# sealed by a rules replica now stopped), then the projector (the last events of all are
+# committed: it projects them). Each drains while everything it calls still runs;
 # nats-server, Valkey and PostgreSQL stop after all of them, in that order.
-STOP_ORDER = ("gateway", "matchmaking", "rules", "randomness", "archiver")
+STOP_ORDER = ("gateway", "matchmaking", "rules", "randomness", "archiver", "projector")
 
 
 async def stop_children(stage: list[Child]) -> None:

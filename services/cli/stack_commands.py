@@ -118,7 +118,7 @@ def demo(
         except CorruptEntry as exc:  # a malformed stored entry: named in one line
             raise named(exc) from None
         for report in failed:
-            print_report(report, "Redis")
+            print_report(report, "the store")
         colour = "red" if failed else "green"
         err.print(f"[{colour}]audit: {len(ids) - len(failed)} of {len(ids)} games pass[/]")
         if failed:

@@ -48,7 +48,7 @@ async def serving(
     nc = await bus.connect(settings.nats_url, name="tabula-gateway", max_reconnect_attempts=-1)
     redis = eventstore.connect(settings.redis_url)
     client = Client(nc, remember=False, retries=3)  # a person's request: answered soon
-    lobby = Lobby(redis, client)
+    lobby = Lobby(redis, client, database_url=settings.database_url)
     started = asyncio.Event()
     limits = limits or Limits.parse(os.environ.get("TABULA_GATEWAY_LIMITS", "600,10,50"))
     # A bot rides out an outage rather than failing its seat (TABULA_RETRY_DEADLINE_S).
@@ -79,6 +79,7 @@ async def serving(
         await task
         await bots.stop()
         await queue.close()
+        await lobby.close()
         await redis.aclose()
         await nc.drain()
 

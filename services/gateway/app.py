@@ -290,8 +290,8 @@ async def lobby(request: Request[Any, Any, Any]) -> dict[str, Any]:
     player = await who(request)
     return {
         "challenges": msgspec.to_builtins(await gateway.lobby.challenges()),
-        "games": await gateway.lobby.recent_games(),
-        "mine": await gateway.lobby.recent_games(player) if player else [],
+        "games": msgspec.to_builtins(await gateway.lobby.recent_games()),
+        "mine": msgspec.to_builtins(await gateway.lobby.recent_games(player)) if player else [],
         "queue": shown(await gateway.queue.show(player) if player else None),
     }
 

@@ -8,13 +8,18 @@ that also saw the challenge full, makes the same game at most once. The seat tok
 to the gateway and stay in the store under the gateway's own keys; they never leave it.
 """
 
+import asyncio
+import contextlib
 import secrets
 import time
 from collections import OrderedDict
+from datetime import datetime
 from typing import Any, cast
 
 import msgspec
+import psycopg
 import redis.asyncio as aioredis
+import structlog
 
 from contracts.errors import ErrorCode
 from domain.core.variant import describe
@@ -23,6 +28,7 @@ from services.client.client import Client, TabulaError
 from services.gateway.people import Player, refuse, text
 from services.runtime import keys
 
+log = structlog.get_logger()
 LISTED = 100  # open challenges and recent games the lobby lists
 # One player may not fill the lobby: a few open challenges each, each lapsing after a while
 # (its keys' TTL; the listing drops what has lapsed), and only a few each in the listing.
@@ -78,6 +84,57 @@ class Table(msgspec.Struct, frozen=True, kw_only=True):
         return next((s.seat for s in self.seated if s.player == player), None)
 
 
+class Listed(msgspec.Struct, frozen=True, kw_only=True):
+    """A game as the lobby lists it. From the read model (PostgreSQL's `games`, projected from
+    the logs): its ruleset, variant, times, result and who sits where (the names the gateway
+    seated, else the log's player ids); from the gateway's own lists when it has no read
+    model: its id and seats alone."""
+
+    game_id: str
+    ruleset: str = ""
+    variant: str = ""
+    created_ms: int = 0
+    ended_ms: int | None = None
+    result: str | None = None
+    reason: str | None = None
+    seat: int | None = None  # the player's own, in its games
+    seated: list[Seated] = []
+
+
+def _ms(at: datetime | None) -> int | None:
+    return None if at is None else int(at.timestamp() * 1000)
+
+
+_LISTED = "g.game_id, g.ruleset, g.variant, g.players, g.created_at, g.ended_at, g.result, g.reason"
+_NEWEST = f"SELECT {_LISTED}, NULL FROM games g ORDER BY g.created_at DESC, g.game_id LIMIT %s"
+_MINE = (f"SELECT {_LISTED}, p.seat FROM player_games p JOIN games g USING (game_id) "
+         "WHERE p.player = %s ORDER BY p.created_at DESC, p.game_id LIMIT %s")  # fmt: skip
+
+
+class ReadModel:
+    """The read model, as the gateway's role reads it (SELECT only), on one connection made
+    again after a failure."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.conn: psycopg.AsyncConnection[Any] | None = None
+        self.lock = asyncio.Lock()  # one query at a time on the connection, one connection
+
+    async def games(self, player: str | None) -> list[tuple[Any, ...]]:
+        """The newest games, or the player's newest first: a row per game (and seat)."""
+        query, args = (_MINE, (player, LISTED)) if player else (_NEWEST, (LISTED,))
+        async with self.lock:
+            if self.conn is None or self.conn.closed or self.conn.broken:
+                self.conn = await psycopg.AsyncConnection.connect(self.url, autocommit=True,
+                                                                  connect_timeout=5)  # fmt: skip
+            cur = await self.conn.execute(query, args)
+            return [tuple(r) for r in await cur.fetchall()]
+
+    async def close(self) -> None:
+        if self.conn is not None:
+            await self.conn.close()
+
+
 def rulesets() -> list[dict[str, Any]]:
     """Every registered ruleset with its variants and parameters (from the ruleset's own
     declaration) and the seats of its default variant and of each named one."""
@@ -92,10 +149,14 @@ def rulesets() -> list[dict[str, Any]]:
 
 class Lobby:
     def __init__(self, redis: "aioredis.Redis", client: Client,
-                 challenge_ttl_s: int = CHALLENGE_TTL_S) -> None:  # fmt: skip
+                 challenge_ttl_s: int = CHALLENGE_TTL_S,
+                 database_url: str = "") -> None:  # fmt: skip
         self.redis = redis
         self.client = client
         self.challenge_ttl_s = challenge_ttl_s
+        # The read model (DATABASE_URL, the gateway's role) lists games; without one, the
+        # games the gateway made (its own sorted sets) are listed.
+        self.read_model = ReadModel(database_url) if database_url else None
         # A table never changes once every seat is recorded: kept here after the first such
         # read (the newest TABLES_KEPT), one store round trip less on every action.
         self.tables: OrderedDict[str, Table] = OrderedDict()
@@ -225,7 +286,9 @@ class Lobby:
             game = await self.client.create_game(
                 spec.ruleset,
                 spec.variant,
-                players=[s.name for s in opened.seated],
+                # The players' ids (the read model lists each one's games by them); their
+                # names stay the gateway's (its tables), shown beside them.
+                players=[s.player for s in opened.seated],
                 position=spec.position,
                 command_id=f"challenge-{spec.id}",
                 move_deadline_ms=spec.move_deadline_ms,
@@ -263,7 +326,7 @@ class Lobby:
         try:
             await self._check_bot_cap(mine, pending)
             game = await self.client.create_game(
-                ruleset, variant, players=[s.name for s in seated], position=position,
+                ruleset, variant, players=[s.player for s in seated], position=position,
                 move_deadline_ms=move_deadline_ms or BOT_MOVE_DEADLINE_MS)  # fmt: skip
             await self.seat(game.game_id, created.seats, seated,
                             {g.seat: g.token for g in game.seats}, [player])  # fmt: skip
@@ -374,9 +437,53 @@ class Lobby:
             self.tables.popitem(last=False)
         return table
 
-    async def recent_games(self, player: Player | None = None) -> list[str]:
-        return await self._newest(keys.player_games_key(player.id) if player else
-                                  keys.GATEWAY_GAMES)  # fmt: skip
+    async def recent_games(self, player: Player | None = None) -> list[Listed]:
+        """The newest games, or the player's own, newest first: from the read model when there
+        is one (its failure is logged, and the gateway's lists answer meanwhile)."""
+        if self.read_model is not None:
+            try:
+                rows = await self.read_model.games(player.id if player else None)
+            except (psycopg.Error, OSError) as exc:
+                log.warning("the read model did not answer; the gateway's lists do",
+                            error=repr(exc))  # fmt: skip
+            else:
+                names = await self._names([r[0] for r in rows])
+                return [Listed(game_id=game_id, ruleset=ruleset, variant=variant,
+                               created_ms=_ms(created) or 0, ended_ms=_ms(ended), result=result,
+                               reason=reason, seat=seat,
+                               seated=[names.get((game_id, i)) or Seated(i, p, p)
+                                       for i, p in enumerate(players)])
+                        for game_id, ruleset, variant, players, created, ended, result, reason,
+                        seat in rows]  # fmt: skip
+        ids = await self._newest(keys.player_games_key(player.id) if player else
+                                 keys.GATEWAY_GAMES)  # fmt: skip
+        names = await self._names(ids)
+        return [Listed(game_id=g, seated=sorted((s for (h, _), s in names.items() if h == g),
+                                                key=lambda s: s.seat))
+                for g in ids]  # fmt: skip
+
+    async def _names(self, game_ids: list[str]) -> dict[tuple[str, int], Seated]:
+        """Who the gateway seated in each of these games: (game, seat) -> the seated player."""
+        out: dict[tuple[str, int], Seated] = {}
+        asked = [g for g in dict.fromkeys(game_ids) if g not in self.tables]
+        for game_id in game_ids:
+            if (kept := self.tables.get(game_id)) is not None:
+                out.update(((game_id, s.seat), s) for s in kept.seated)
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for game_id in asked:
+                pipe.hgetall(keys.table_key(game_id))
+            tables = await pipe.execute() if asked else []
+        for game_id, raw in zip(asked, tables, strict=True):
+            for name, value in raw.items():
+                if text(name).isdigit():
+                    with contextlib.suppress(msgspec.DecodeError, msgspec.ValidationError):
+                        seated = msgspec.json.decode(value, type=Seated)
+                        out[game_id, seated.seat] = seated
+        return out
+
+    async def close(self) -> None:
+        if self.read_model is not None:
+            await self.read_model.close()
 
     async def _hash(self, key: str) -> dict[str, bytes]:
         raw = await self.redis.hgetall(key)

@@ -74,7 +74,7 @@ class Queue:
                         seats=created.seats,
                         shown=Waiting(ruleset=ruleset, variant=created.variant))  # fmt: skip
         enqueue = Enqueue(ticket=ticket.ticket, ruleset=ruleset, variant=created.variant,
-                          player=player.name, reply_key=public, owner=ticket.owner)  # fmt: skip
+                          player=player.id, reply_key=public, owner=ticket.owner)  # fmt: skip
 
         async def assigned(msg: Msg) -> None:
             await self._assigned(ticket, msg)

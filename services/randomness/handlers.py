@@ -27,6 +27,8 @@ from contracts.commands import (
     Draw,
     Drawn,
     Error,
+    ForgetSeed,
+    Forgotten,
     Reply,
     RevealSeed,
     SeedCommitted,
@@ -182,6 +184,18 @@ class Randomness:
             await self.redis.hset(key, mapping={"log:version": version, "log:next": nxt,
                                                 "log:dealt": dealt})  # fmt: skip
         return nxt, dealt
+
+    async def forget(self, req: ForgetSeed) -> Reply:
+        """Remove the game's seed, secret outcomes and draws once it has left Valkey for the
+        archive (its meta a tombstone, which only the rules service's forget.lua writes): the
+        seed is in the log by then (SeedRevealed), and nothing draws again."""
+        version, archived = await self.redis.hmget(meta_key(req.game_id), ["version", "archived"])
+        if archived is None:
+            reason = f"game {req.game_id} is not archived and removed: its seed stays"
+            return _error(ErrorCode.NOT_ARCHIVED, reason)
+        await self.redis.delete(seed_key(req.game_id), secret_key(req.game_id),
+                                drawn_key(req.game_id))  # fmt: skip
+        return Forgotten(game_id=req.game_id, version=int(version))
 
     async def reveal(self, req: RevealSeed) -> Reply:
         """The seed, once the log says the game has ended (the rules service marks it)."""

@@ -1,13 +1,16 @@
-"""`python -m services.rules`: one rules replica (run several; they share a queue group)."""
+"""`python -m services.rules`: one rules replica (run several; they share a queue group).
+DATABASE_URL (PostgreSQL as the `rules` role, read-only): the archive its reads fall through to
+once a game has left Valkey, and the copy a Forget is checked against."""
 
 import redis.asyncio as aioredis
 from nats.aio.client import Client as NATS
 
 from contracts import subjects
-from contracts.commands import Act, CreateGame, GetKeys, GetView, ReadEvents
+from contracts.commands import Act, CreateGame, Forget, GetKeys, GetView, ReadEvents
 from contracts.envelope import StoredEvent
 from services.rules.handlers import Rules
 from services.rules.tokens import shared_secret
+from services.runtime.archived import ArchiveReader
 from services.runtime.config import Settings
 from services.runtime.eventstore import EventStore
 from services.runtime.service import ServiceApp, main
@@ -16,7 +19,8 @@ from services.runtime.signing import ReceiptSigner, load_signer
 
 async def build(nc: NATS, redis: "aioredis.Redis", settings: Settings) -> ServiceApp:
     signer = await load_signer(redis, settings.signing_key)
-    store = EventStore(redis, signer=signer)
+    archive = ArchiveReader(settings.database_url) if settings.database_url else None
+    store = EventStore(redis, signer=signer, archive=archive)
     rules = Rules(store, nc, await shared_secret(redis, settings.secret), ReceiptSigner(signer))
     app = ServiceApp(nc, subjects.RULES_SERVICE, "Creates games and adjudicates every action")
     app.on_close.append(store.close)
@@ -26,6 +30,7 @@ async def build(nc: NATS, redis: "aioredis.Redis", settings: Settings) -> Servic
     app.endpoint("read", subjects.RULES_READ, ReadEvents, rules.read, q)
     app.endpoint("view", subjects.RULES_VIEW, GetView, rules.view, q)
     app.endpoint("keys", subjects.RULES_KEYS, GetKeys, rules.keys, q)
+    app.endpoint("forget", subjects.RULES_FORGET, Forget, rules.forget, q)
     app.follow(subjects.all_game_events(), StoredEvent, rules.games.on_committed)
     app.every(settings.sweep_s, rules.sweep)
     return app

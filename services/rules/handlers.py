@@ -28,6 +28,8 @@ from contracts.commands import (
     CreateGame,
     Error,
     Events,
+    Forget,
+    Forgotten,
     GetKeys,
     GetView,
     Keys,
@@ -47,7 +49,16 @@ from domain.registry import event_decoder, find_ruleset
 from services.rules.games import Game, Games
 from services.rules.randomness import RandomnessClient, RandomnessUnavailable
 from services.runtime.codec import CorruptEntry, decode_event, encode
-from services.runtime.eventstore import UNKNOWN_OUTCOME, Appended, EventStore, NewEvent
+from services.runtime.codec import created as created_event
+from services.runtime.eventstore import (
+    UNKNOWN_OUTCOME,
+    Appended,
+    Conflict,
+    EventStore,
+    NewEvent,
+    StaleCreate,
+    read_raw,
+)
 from services.runtime.keys import meta_key
 from services.runtime.sealing import seal, seal_bytes, seal_to
 from services.runtime.signing import ReceiptSigner
@@ -126,6 +137,11 @@ class Rules:
             created = msgspec.structs.replace(created, reveal_deadline_ms=req.reveal_deadline_ms)
         if req.move_deadline_ms:
             created = msgspec.structs.replace(created, move_deadline_ms=req.move_deadline_ms)
+        # A game that left Valkey for the archive is found there (a retry of its create gets
+        # its receipt below); while in Valkey, the append script finds it itself.
+        done, archived = await self.store.prior(game_id, req.command_id)
+        if done is None and archived:
+            return error(ErrorCode.GAME_EXISTS, f"game {game_id} already exists")
         events: list[Event] = [created]
         if created.randomness:  # the server is bound before any player speaks (protocol 1.1)
             try:
@@ -139,13 +155,18 @@ class Rules:
         now_ms = int(time.time() * 1000)
         genesis = fairplay.genesis_hash(game_id)
         try:
-            await self.store.register_game(game_id, now_ms)  # indexed before it exists
-            result = await self.store.append(
-                game_id, 0, genesis, req.command_id,
-                [NewEvent(_tag(e), encode(e)) for e in events], time_ms=now_ms,
-            )  # fmt: skip
+            if done is not None and done.first_version == 1:
+                result: Appended | Conflict = done
+            else:
+                await self.store.register_game(game_id, now_ms)  # indexed before it exists
+                result = await self.store.append(
+                    game_id, 0, genesis, req.command_id,
+                    [NewEvent(_tag(e), encode(e)) for e in events], time_ms=now_ms,
+                )  # fmt: skip
         except UNKNOWN_OUTCOME as exc:
             return unknown_outcome(exc)
+        except StaleCreate as exc:  # nothing appended: a retry looks in the archive again
+            return error(ErrorCode.UNAVAILABLE, str(exc))
         if not isinstance(result, Appended):
             return error(ErrorCode.GAME_EXISTS, f"game {game_id} already exists")
         tokens = self.games.tokens(game_id, created.seats)
@@ -325,6 +346,55 @@ class Rules:
             result.events[-1].time_ms,
         )
         await self.publish(game, result, [event, sealed])
+
+    async def forget(self, req: Forget) -> Reply:
+        """Remove an archived game's keys from Valkey (the archiver asks, once its copy is
+        committed): only if the archive's copy is the keys' exactly (every entry's stored
+        bytes, every command id) and the game is sealed at that head, which forget.lua checks
+        again as it removes them. Idempotent: a game removed before is Forgotten again."""
+        archived = await self.store.archived(req.game_id)
+        if archived is None:
+            reason = (
+                "this rules service reads no archive (DATABASE_URL)"
+                if self.store.archive is None
+                else "the archive does not hold it"
+            )
+            return error(ErrorCode.NOT_ARCHIVED, f"game {req.game_id} is not removed: {reason}")
+        entries, meta, commands = await read_raw(self.store.redis, req.game_id)
+        if (archived.head_version, archived.head_hash) != (req.version, req.hash):
+            return error(ErrorCode.NOT_ARCHIVED, f"the archive holds game {req.game_id} at "
+                         f"version {archived.head_version}, not {req.version}")  # fmt: skip
+        if meta and b"archived" not in meta:
+            if meta.get(b"sealed") != b"1":
+                return error(ErrorCode.IN_PLAY, f"game {req.game_id} is not sealed")
+            assert self.store.archive is not None  # it answered `archived` above
+            if await self.store.archive.exact(req.game_id) != (entries, commands):
+                log.error("FORGET REFUSED: the archive's copy is not the hot keys'")
+                return error(ErrorCode.NOT_ARCHIVED, f"the archive's copy of {req.game_id} is "
+                             "not the store's: its keys stay")  # fmt: skip
+        outcome = await self.store.forget(req.game_id, req.version, req.hash)
+        match outcome:
+            case "forgotten" | "gone":
+                # Then the randomness service's keys, then the index: a Forget that stops
+                # before the end is answered with an error, and the archiver's next one (the
+                # game still indexed, its meta a tombstone) finishes it. With no meta at all
+                # (its tombstone lapsed) the randomness service cannot tell the game archived.
+                if created_event(archived.stored[0]).randomness and meta:
+                    try:
+                        await self.randomness.forget(req.game_id)
+                    except RandomnessUnavailable as exc:
+                        return error(ErrorCode.UNAVAILABLE, f"game {req.game_id}'s keys are "
+                                     f"removed, its seed and draws not yet: {exc}")  # fmt: skip
+                await self.store.unindex(req.game_id)
+                log.info("removed from the hot store", outcome=outcome, version=req.version)
+                return Forgotten(game_id=req.game_id, version=req.version)
+            case "in-play":
+                return error(ErrorCode.IN_PLAY, f"game {req.game_id} is not sealed")
+            case _:  # "moved": its keys are not those compared
+                return error(
+                    ErrorCode.NOT_ARCHIVED,
+                    f"game {req.game_id}'s keys changed while compared: {outcome}",
+                )
 
     async def read(self, req: ReadEvents) -> Reply:
         try:

@@ -1,6 +1,7 @@
 """The rules service's client of the randomness service: a game's seed commitment, its draws
 (public outcomes from the reply; secret ones, a shuffle or a card salt, from the store, never
-from the bus) and, once the game has ended, its seed.
+from the bus), once the game has ended, its seed, and once it has left Valkey for the archive,
+the removal of the randomness service's keys of it.
 """
 
 from collections.abc import Sequence
@@ -15,6 +16,8 @@ from contracts.commands import (
     CreateSeed,
     Draw,
     Drawn,
+    ForgetSeed,
+    Forgotten,
     Reply,
     Request,
     RevealSeed,
@@ -54,6 +57,10 @@ class RandomnessClient:
         """The server seed of a game whose end is in its log."""
         reveal = RevealSeed(game_id=game_id)
         return (await self._ask(subjects.RANDOM_REVEAL, reveal, SeedRevealedReply)).server_seed
+
+    async def forget(self, game_id: str) -> None:
+        """Have the randomness service remove its keys of a game that left Valkey."""
+        await self._ask(subjects.RANDOM_FORGET, ForgetSeed(game_id=game_id), Forgotten)
 
     async def draw(self, game_id: str, table: Table, requests: Sequence[DrawRequest]
                    ) -> list[DrawResult]:  # fmt: skip

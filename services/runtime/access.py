@@ -4,22 +4,24 @@ Valkey ACL and PostgreSQL grants.
 The bus and the store are private to the services. Each service has its own user, allowed the
 subjects it serves and calls and the keys and commands it needs, nothing more; players and bots
 get the `player` role, which can only do what a player may; `archiver` reads sealed games to
-copy them into PostgreSQL; `auditor` reads logs (the CLI's read-only commands); `gateway` is
-the public door's (services/gateway), which asks what a player may ask on behalf of the people
-signed in to it; `admin` is the operator's. Nobody but the operator may XDEL, XTRIM or DEL a
-game's keys (the gateway deletes only its own).
+copy them into PostgreSQL; `projector` reads logs to keep PostgreSQL's read model; `auditor`
+reads logs (the CLI's read-only commands); `gateway` is the public door's (services/gateway),
+which asks what a player may ask on behalf of the people signed in to it; `admin` is the
+operator's. Nobody but the operator may XDEL or XTRIM a game's
+log; only the rules service removes a game's keys, and only an archived, sealed game's, at the
+archiver's request (services.rules.handlers.Rules.forget); the gateway deletes only its own.
 
 A user's replies arrive under its own inbox prefix (`_INBOX.<user>.`), which no other user may
 subscribe to. Players share one role, so whatever a reply holds for one player alone (seat
 tokens, a matchmaking assignment) is sealed to a key that player sent with the request
 (services.runtime.sealing); the rest of a player's replies are public information anyway.
 
-PostgreSQL (the archive of finished games, later the read model) has a role per use, each with
+PostgreSQL (the archive of finished games and the read model) has a role per use, each with
 its password: `owner` owns the database and runs the migrations (the only DDL); `archiver` may
-add to the archive and read it, never change or remove a row; `projector` will write the read
-model's tables alone; `gateway`, `auditor` (the CLI's reads) and `rules` read. Each table's
-grants are in the migration that creates it (services/runtime/sql/). `admin` is the embedded
-server's superuser, the operator's.
+add to the archive and read it, never change or remove a row; `projector` alone writes the read
+model's tables (and reads the archive); `gateway`, `auditor` (the CLI's reads) and `rules`
+read. Each table's grants are in the migration that creates it (services/runtime/sql/).
+`admin` is the embedded server's superuser, the operator's.
 
 `tabula up` writes the generated passwords under `.tabula/secrets/` (0600) and starts the
 embedded servers with the files this module renders; deploy/ documents the same files for
@@ -42,7 +44,7 @@ from contracts import subjects
 from services.runtime import keys
 from services.runtime.embedded import PG_SUPERUSER
 
-SERVICES: Final = ("rules", "randomness", "matchmaking", "archiver")
+SERVICES: Final = ("rules", "randomness", "matchmaking", "archiver", "projector")
 ROLES: Final = (*SERVICES, "gateway", "player", "auditor", "admin")
 SRV: Final = "$SRV.>"  # NATS micro discovery (PING, INFO, STATS), served by every service
 
@@ -88,14 +90,21 @@ NATS_PERMISSIONS: Final[dict[str, dict[str, list[str]]]] = {
             subjects.RANDOM_SEED,
             subjects.RANDOM_DRAW,
             subjects.RANDOM_REVEAL,
+            subjects.RANDOM_FORGET,
             f"{_P}.game.>",
         ],
         "subscribe": [f"{_P}.rules.>", subjects.all_game_events(), SRV, _inbox("rules")],
     },
     # Answers the rules service only: nobody else may publish on its subjects.
     "randomness": {"publish": [], "subscribe": [f"{_P}.random.>", SRV]},
-    # Hears the games' notices (a GameSealed is its cue to archive) and answers $SRV only.
-    "archiver": {"publish": [], "subscribe": [subjects.all_game_events(), SRV]},
+    # Hears the games' notices (a GameSealed is its cue to archive), answers $SRV, and asks the
+    # rules service (alone) to remove a game it has archived.
+    "archiver": {
+        "publish": [subjects.RULES_FORGET],
+        "subscribe": [subjects.all_game_events(), SRV, _inbox("archiver")],
+    },
+    # Hears the games' notices (each a cue to catch its game up) and answers $SRV only.
+    "projector": {"publish": [], "subscribe": [subjects.all_game_events(), SRV]},
     "matchmaking": {
         "publish": [subjects.RULES_CREATE, subjects.all_match_assignments()],
         "subscribe": [subjects.MATCH_ENQUEUE, subjects.MATCH_CANCEL, SRV, _inbox("matchmaking")],
@@ -108,21 +117,25 @@ NATS_PERMISSIONS: Final[dict[str, dict[str, list[str]]]] = {
 
 _GAME = keys.GAME_KEYS
 # Valkey ACL rules per role, after `on #<sha256 of the password>`. Key patterns: `~` read and
-# write, `%R~` read only. Players have no user here. No role but admin gets XDEL, XTRIM,
-# UNLINK, FLUSH* or CONFIG, or DEL on a game's keys.
+# write, `%R~` read only, `%W~` write only. Players have no user here. No role but admin gets
+# XDEL, XTRIM, UNLINK, FLUSH* or CONFIG; only rules DEL on a game's keys (forget.lua).
 VALKEY_RULES: Final[dict[str, str]] = {
     # Appends (one Lua script), reads logs, keeps meta and command ids, reads secret outcomes
-    # (a shuffle, a card salt) but never the seed.
+    # (a shuffle, a card salt) but never the seed. Removes an archived game's log, meta and
+    # command ids (forget.lua, after comparing them with the archive's copy): DEL and EXPIRE
+    # are for that script.
     "rules": (
         f"~{_GAME}:log ~{_GAME}:meta ~{_GAME}:cmds %R~{_GAME}:secret ~{keys.GAMES_INDEX} "
-        f"~{keys.TOKEN_SECRET} ~{keys.SIGNING_KEY} +@connection +@read -keys -scan "
-        "+evalsha +eval +script|load +xadd +hset +hsetnx +zadd +set"
+        f"~{keys.TOKEN_SECRET} ~{keys.SIGNING_KEY} +@connection +@read -keys -scan +evalsha "
+        "+eval +script|load +xadd +hset +hsetnx +zadd +zrem +set +del +expire +time +multi "
+        "+exec +discard"
     ),
     # The only reader of seeds; writes secret outcomes once; reads the log to bind each draw
-    # to the game's progress and the meta to know a game has ended.
+    # to the game's progress and the meta to know a game has ended, or left for the archive
+    # (then it deletes its keys of the game).
     "randomness": (
         f"~{_GAME}:seed ~{_GAME}:secret ~{_GAME}:drawn %R~{_GAME}:meta %R~{_GAME}:log "
-        "+@connection +get +set +hget +hmget +hset +hsetnx +hexists +xrange"
+        "+@connection +get +set +hget +hmget +hset +hsetnx +hexists +xrange +del"
     ),
     "matchmaking": "resetkeys +@connection",
     # Sessions, challenges, seats and the seat tokens it holds: its own keys and nothing else
@@ -136,11 +149,17 @@ VALKEY_RULES: Final[dict[str, str]] = {
         "+@connection +@read -keys -scan"
     ),
     # Copies sealed games into PostgreSQL: reads a game's three keys and the index, each
-    # with a named read command, nothing else (no write at all: removing an archived game's
-    # keys is the next increment's narrow right).
+    # with a named read command, nothing else (no write at all: it asks the rules service to
+    # remove an archived game's keys, on the bus).
     "archiver": (
         f"%R~{_GAME}:log %R~{_GAME}:meta %R~{_GAME}:cmds %R~{keys.GAMES_INDEX} "
         "+@connection +xrange +hget +hmget +hgetall +zrange +zcard +multi +exec +discard"
+    ),
+    # Keeps the read model: reads logs, meta (a game's version), command ids and the index,
+    # each with a named read command; writes nothing.
+    "projector": (
+        f"%R~{_GAME}:log %R~{_GAME}:meta %R~{_GAME}:cmds %R~{keys.GAMES_INDEX} "
+        "+@connection +xrange +hget +hmget +hgetall +exists +zrange +zcard +zscore"
     ),
     "admin": "~* &* +@all",
 }

@@ -12,6 +12,13 @@ local done = redis.call('HGET', KEYS[3], ARGV[3])
 if done then return {'dup', done} end
 local version = tonumber(redis.call('HGET', KEYS[2], 'version') or '0')
 local expected = tonumber(ARGV[1])
+-- A create is made at most 5 minutes after its time (ARGV[4], taken once the rules service
+-- had looked in the archive for the game): a removed game's tombstone (forget.lua) outlives
+-- that, so a create cannot slip between a look that found nothing and a removal.
+if expected == 0 then
+  local now = redis.call('TIME')
+  if tonumber(now[1]) * 1000 - tonumber(ARGV[4]) > 300000 then return {'stale', '0'} end
+end
 if version ~= expected then return {'conflict', tostring(version)} end
 if version > 0 and redis.call('HGET', KEYS[2], 'head') ~= ARGV[2] then
   return {'conflict', tostring(version)}

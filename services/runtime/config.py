@@ -28,6 +28,8 @@ class StackFile(msgspec.Struct, frozen=True):
     admin_redis_url: str = ""
     # PostgreSQL's Tabula database, as the read-only `auditor` (nothing reads it yet).
     postgres_url: str = ""
+    # The same database as the `projector` role, for `tabula projections rebuild`.
+    projector_url: str = ""
 
 
 class StackPointer(msgspec.Struct, frozen=True):
@@ -64,6 +66,9 @@ class Settings:
     # How often the archiver looks through the games index for sealed games not yet archived
     # (TABULA_ARCHIVE_S), besides archiving each as its GameSealed notice arrives.
     archive_s: float = 10.0
+    # How often the projector looks for games whose log is ahead of their projection
+    # (TABULA_PROJECT_S), besides catching up each game as its notices arrive.
+    project_s: float = 10.0
 
 
 def home() -> Path:
@@ -152,6 +157,7 @@ def load() -> Settings:
         raise ConfigError("TABULA_SIGNING_KEY must be 64 lowercase hex (an Ed25519 seed)")
     sweep_s = seconds_from_env("TABULA_SWEEP_S", 15.0)
     archive_s = seconds_from_env("TABULA_ARCHIVE_S", 10.0)
+    project_s = seconds_from_env("TABULA_PROJECT_S", 10.0)
     return Settings(
         nats_url=nats_url,
         redis_url=redis_url,
@@ -165,4 +171,5 @@ def load() -> Settings:
         sweep_s=sweep_s,
         database_url=os.environ.get("DATABASE_URL", ""),
         archive_s=archive_s,
+        project_s=project_s,
     )

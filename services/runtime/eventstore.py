@@ -24,10 +24,14 @@ from redis.exceptions import NoScriptError, ResponseError, WatchError
 from contracts.envelope import StoredEvent
 from contracts.events import GameCreated, GameEnded, GameSealed
 from domain import fairplay
+from services.runtime.archived import ArchivedGame, ArchiveReader, Entries
 from services.runtime.codec import CorruptEntry
 from services.runtime.keys import GAMES_INDEX, commands_key, log_key, meta_key
 from services.runtime.signing import Signer
 
+# How long a removed game's tombstone meta stays (forget.lua): three times the 5 minutes
+# append.lua allows a create between its time and its append.
+TOMBSTONE_S = 900
 BATCH_TIMEOUT = 30.0  # seconds for one batch's round trip; past it the outcome is unknown
 # What an append can end in without an answer: it may or may not have been applied.
 UNKNOWN_OUTCOME = (OSError, redis.exceptions.ConnectionError, redis.exceptions.TimeoutError)
@@ -149,6 +153,23 @@ def parse_entry(game_id: str, entry_id: bytes | str, fields: dict[bytes, bytes])
     return _entry(game_id, entry_id, fields)
 
 
+async def read_raw(
+    redis: "aioredis.Redis", game_id: str
+) -> tuple[Entries, dict[bytes, bytes], dict[bytes, bytes]]:
+    """A game's stream (XRANGE's raw entries), meta and command ids exactly as stored, as of
+    one moment (one MULTI/EXEC)."""
+    async with redis.pipeline(transaction=True) as pipe:
+        pipe.xrange(log_key(game_id), "-", "+")
+        pipe.hgetall(meta_key(game_id))
+        pipe.hgetall(commands_key(game_id))
+        raw_entries, meta, commands = await pipe.execute()
+    return [(bytes(i), dict(f)) for i, f in raw_entries], dict(meta), dict(commands)
+
+
+class StaleCreate(RuntimeError):
+    """append.lua refused a create more than 5 minutes past its time: nothing was appended."""
+
+
 class GameExists(ValueError):
     """An import into a store that already holds the game."""
 
@@ -167,12 +188,16 @@ class EventStore:
         max_batch: int = 256,
         max_inflight: int = 4,
         signer: Signer | None = None,
+        archive: ArchiveReader | None = None,
     ) -> None:
         # Any: redis-py types every reply as bytes | str | None; this client is bytes-mode.
         self.redis: Any = redis
+        # Where a game's reads go once it has left Valkey (None: no archive, hot games only).
+        self.archive = archive
         self.signer = signer  # signs each GameSealed (the rules service's store)
         self._script = resources.files("services.runtime").joinpath("append.lua").read_text()
         self._sha: str | None = None
+        self._forget = resources.files("services.runtime").joinpath("forget.lua").read_text()
         self._chains: dict[str, int] = {}  # game id -> its hash chain version (never changes)
         self._queue: list[_Pending] = []
         self._wakeup = asyncio.Event()
@@ -192,6 +217,8 @@ class EventStore:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._committer
         await self.redis.aclose()
+        if self.archive is not None:
+            await self.archive.close()
 
     # -- appending -------------------------------------------------------------------------
 
@@ -279,6 +306,10 @@ class EventStore:
         status = status.decode() if isinstance(status, bytes) else status
         if status == "conflict":
             return Conflict(int(payload))
+        if status == "stale":
+            raise StaleCreate(f"game {game_id}'s create is more than 5 minutes past its time "
+                              f"({now} ms): ask again (or this host's clock is behind the "
+                              "store's)")  # fmt: skip
         if status == "chain":  # the game was created anew since we looked: look again
             self._chains.pop(game_id, None)
             return Conflict(int(payload))
@@ -439,10 +470,25 @@ class EventStore:
 
     # -- reading ---------------------------------------------------------------------------
 
+    async def archived(self, game_id: str) -> ArchivedGame | None:
+        """The game from the archive, None when there is none or it does not hold the game."""
+        return None if self.archive is None else await self.archive.game(game_id)
+
+    async def where(self, game_id: str) -> str | None:
+        """Where the game's reads go now: "hot" (Valkey), "archive" or None (nowhere)."""
+        version, archived = await self.redis.hmget(meta_key(game_id), ["version", "archived"])
+        if version is not None and archived is None:
+            return "hot"
+        return "archive" if await self.archived(game_id) is not None else None
+
     async def head(self, game_id: str) -> Head | None:
-        version, digest, result = await self.redis.hmget(
-            meta_key(game_id), ["version", "head", "result"]
+        version, digest, result, archived = await self.redis.hmget(
+            meta_key(game_id), ["version", "head", "result", "archived"]
         )
+        if (version is None or archived is not None) and (
+            game := await self.archived(game_id)
+        ) is not None:
+            return Head(game.head_version, game.head_hash, game.result)
         if version is None:
             return None
         return Head(int(version), digest.decode(), result.decode() if result else "")
@@ -450,8 +496,19 @@ class EventStore:
     async def read(
         self, game_id: str, after: int = 0, count: int | None = None
     ) -> list[StoredEvent]:
-        """Events with version > after, in order."""
-        entries = await self.redis.xrange(log_key(game_id), f"(0-{after}", "+", count=count)
+        """Events with version > after, in order: from Valkey while the game is there, else
+        from the archive (the meta is read with the log: nothing, or a tombstone, means gone)."""
+        if self.archive is None:
+            entries = await self.redis.xrange(log_key(game_id), f"(0-{after}", "+", count=count)
+        else:
+            async with self.redis.pipeline(transaction=False) as pipe:
+                pipe.xrange(log_key(game_id), f"(0-{after}", "+", count=count)
+                pipe.hmget(meta_key(game_id), ["version", "archived"])
+                entries, (version, archived) = await pipe.execute()
+            if not entries and (version is None or archived is not None):
+                game = await self.archived(game_id)
+                stored = game.stored[after:] if game is not None else ()
+                return list(stored[:count] if count is not None else stored)
         return [_entry(game_id, entry_id, fields) for entry_id, fields in entries]
 
     async def read_all(self, game_id: str, after: int = 0, page: int = 1000) -> list[StoredEvent]:
@@ -477,24 +534,54 @@ class EventStore:
                     yield _entry(game_id, last, fields)
 
     async def command_result(self, game_id: str, command_id: str) -> Appended | None:
-        raw = await self.redis.hget(commands_key(game_id), command_id)
+        """The append a command made (a retry's receipt), from the archive once the game has
+        left Valkey."""
+        return (await self.prior(game_id, command_id))[0]
+
+    async def prior(self, game_id: str, command_id: str) -> tuple[Appended | None, bool]:
+        """The append a command made, and whether the archive holds the game (asked only when
+        Valkey does not: one lookup for a create)."""
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.hget(commands_key(game_id), command_id)
+            pipe.hmget(meta_key(game_id), ["version", "archived"])
+            raw, (version, archived) = await pipe.execute()
+        game = None
+        if raw is None and (version is None or archived is not None):
+            game = await self.archived(game_id)
+            raw = game.commands.get(command_id) if game is not None else None
         if raw is None:
-            return None
+            return None, game is not None
         first, last, digest = _parse_result(raw)
-        return Appended(first, last, digest, duplicate=True)
+        return Appended(first, last, digest, duplicate=True), game is not None
 
     async def games(self, limit: int = 100) -> list[tuple[str, dict[str, str]]]:
-        """The newest games with their meta (ruleset, version, result)."""
-        ids = [g.decode() for g in await self.redis.zrevrange(GAMES_INDEX, 0, limit - 1)]
+        """The newest games with their meta (ruleset, version, result): those in Valkey and
+        those archived, newest first."""
+        scored = await self.redis.zrevrange(GAMES_INDEX, 0, limit - 1, withscores=True)
         pipe = self.redis.pipeline(transaction=False)
-        for game_id in ids:
-            pipe.hgetall(meta_key(game_id))
-        metas = await pipe.execute()
-        return [
-            (g, {k.decode(): v.decode() for k, v in m.items() if k != b"head"})
-            for g, m in zip(ids, metas, strict=True)
-            if m
+        for game_id, _ in scored:
+            pipe.hgetall(meta_key(game_id.decode()))
+        found = [
+            (g.decode(), int(ms), {k.decode(): v.decode() for k, v in m.items() if k != b"head"})
+            for (g, ms), m in zip(scored, await pipe.execute(), strict=True)
+            if m and b"archived" not in m  # an archived game is listed from the archive
         ]
+        if self.archive is not None:  # a game in both (archived, not yet removed): once
+            hot = {g for g, _, _ in found}
+            found += [g for g in await self.archive.newest(limit) if g[0] not in hot]
+        found.sort(key=lambda g: (-g[1], g[0]))
+        return [(g, meta) for g, _, meta in found[:limit]]
+
+    async def forget(self, game_id: str, version: int, digest: str) -> str:
+        """Remove a sealed game's keys (forget.lua), leaving its tombstone: "forgotten", "gone"
+        (before, or never here), "in-play" or "moved"."""
+        keys = [log_key(game_id), meta_key(game_id), commands_key(game_id)]
+        reply = await self.redis.eval(self._forget, len(keys), *keys, version, digest, TOMBSTONE_S)
+        return str(reply[0].decode())
+
+    async def unindex(self, game_id: str) -> None:
+        """Take a removed game out of the games index (outside its slot: not in the script)."""
+        await self.redis.zrem(GAMES_INDEX, game_id)
 
     async def unfinished(self, page: int = 1000) -> AsyncIterator[str]:
         """Games whose end is in the log but which are not sealed, from the games index."""

@@ -101,6 +101,23 @@ def archived_head(postgres_url: str, game_id: str, timeout: float = 30.0) -> tup
             time.sleep(0.1)  # poll interval
 
 
+def left_valkey(admin_redis_url: str, game_id: str, timeout: float = 30.0) -> None:
+    """Until the game's keys are removed from Valkey, its meta a tombstone (a condition, polled
+    within a bound)."""
+
+    async def poll() -> None:
+        redis = aioredis.from_url(admin_redis_url)
+        try:
+            deadline = time.monotonic() + timeout
+            while await redis.hget(meta_key(game_id), "archived") != b"1":
+                assert time.monotonic() < deadline, f"{game_id} still in Valkey after {timeout} s"
+                await asyncio.sleep(0.1)  # poll interval
+        finally:
+            await redis.aclose()
+
+    asyncio.run(poll())
+
+
 def read_until(proc: subprocess.Popen[str], marker: str) -> str:
     """Read the process's output until a line contains `marker` (or it exits)."""
     assert proc.stdout is not None
@@ -158,32 +175,51 @@ def test_up_demo_replay_verify_tamper_and_restart(tmp_path: Path) -> None:
         assert position.group(1) == served_position  # replay == the state rules held
         assert f"version {served_version}," in replay.stdout
         assert tabula(home, "verify", game_id).returncode == 0
-        # The archiver copied the sealed demo game into PostgreSQL (its head the store's)
+        # The archiver copied the sealed demo game into PostgreSQL (its head the store's), then
+        # had its keys removed from Valkey: verify, audit and replay read it from the archive
+        # and say so, and the game page still shows it.
         head = asyncio.run(store_head(stack.admin_redis_url, game_id))
         assert archived_head(stack.postgres_url, game_id) == head
+        left_valkey(stack.admin_redis_url, game_id)
         verified = tabula(home, "verify", game_id)
         assert verified.returncode == 0, verified.stderr
-        assert f"archive: holds it too, its head (version {head[0]}) the store's" in (
-            verified.stdout
-        )
+        assert f"OK: {head[0]} events" in verified.stdout
+        assert "(the head the archive recorded at the seal)" in verified.stdout
+        assert "read from: the archive (PostgreSQL)" in verified.stdout
+        audited = tabula(home, "audit", game_id)
+        assert audited.returncode == 0, audited.stdout + audited.stderr
+        assert "from the archive (PostgreSQL)" in audited.stdout
+        replayed = tabula(home, "replay", game_id)
+        assert replayed.returncode == 0, replayed.stderr
+        assert f"position: {served_position}" in replayed.stdout
+        served = httpx.get(url.group(1) + f"api/games/{game_id}", timeout=30).json()
+        assert served["view"]["result"]
+        assert served["view"]["version"] == head[0]
 
-        async def tamper() -> int:
-            """Rewrite the stream with one body byte changed (ids and hashes kept): only the
-            operator (the store's admin) can."""
-            store = EventStore.from_url(stack.admin_redis_url)
-            try:
-                entries = await store.redis.xrange(log_key(game_id))
-                victim = len(entries) // 2
-                await store.redis.delete(log_key(game_id))
-                for i, (entry_id, fields) in enumerate(entries):
-                    if i == victim:
-                        fields[b"body"] = fields[b"body"].replace(b'"seat":', b'"seat": ', 1)
-                    await store.redis.xadd(log_key(game_id), fields, id=entry_id)
-                return int(entries[victim][1][b"v"])
-            finally:
-                await store.close()
+        def tamper() -> int:
+            """Rewrite the archived log with one body byte changed (its head kept): only the
+            operator (PostgreSQL's superuser) can."""
+            import psycopg
 
-        bad_version = asyncio.run(tamper())
+            from services.runtime import access, archived
+            from services.runtime.embedded import PG_SUPERUSER
+
+            creds = access.load_or_create(home / "secrets")
+            url = access.with_user(stack.postgres_url, PG_SUPERUSER, creds.postgres[PG_SUPERUSER])
+            with psycopg.connect(url) as conn:
+                fmt, log = conn.execute("SELECT format, log FROM archived_games WHERE game_id = %s",
+                                        (game_id,)).fetchone()  # fmt: skip
+                entries = archived.unpack_log(bytes(log), fmt)
+                victim = next(i for i, (_, f) in enumerate(entries[len(entries) // 2 :],
+                                                           len(entries) // 2)
+                              if b'"seat":' in f[b"body"])  # fmt: skip
+                fields = entries[victim][1]
+                fields[b"body"] = fields[b"body"].replace(b'"seat":', b'"seat": ', 1)
+                conn.execute("UPDATE archived_games SET log = %s WHERE game_id = %s",
+                             (archived.pack_log(entries), game_id))  # fmt: skip
+            return int(entries[victim][1][b"v"])
+
+        bad_version = tamper()
         verify = tabula(home, "verify", game_id)
         assert verify.returncode == 1
         assert f"event {bad_version} " in verify.stderr
@@ -421,9 +457,9 @@ def test_one_stack_per_directory_and_nothing_outlives_a_killed_stack(tmp_path: P
         assert len(second.stderr.strip().splitlines()) == 1
         started = children_of(up.pid)
         # nats-server, valkey, postgres, 2 rules replicas, randomness, matchmaking, the
-        # archiver, the gateway
+        # archiver, the projector, the gateway
         commands = [Path(f"/proc/{pid}/cmdline").read_bytes() for pid in started]
-        assert len(started) == 9, commands
+        assert len(started) == 10, commands
     finally:
         up.kill()  # SIGKILL: no handler runs, no cleanup
         up.communicate(timeout=30)

@@ -23,7 +23,7 @@ from tests.e2e.test_cli import TABULA, children_of, read_until
 
 GAMES = 12  # commands in flight when Ctrl-C comes: one first move in each of these games
 STOPPED = ["gateway", "matchmaking", "rules-0", "rules-1", "randomness", "archiver",
-           "nats-server", "valkey", "postgres"]  # fmt: skip
+           "projector", "nats-server", "valkey", "postgres"]  # fmt: skip
 
 
 def start_up(home: Path) -> subprocess.Popen[str]:
@@ -112,7 +112,7 @@ async def test_ctrl_c_drains_every_command_in_flight_then_the_servers_keep_their
     assert stopped == STOPPED, said
     assert "database system is shut down" in (home / "postgres" / "postgres.log").read_text()
     drains = {}  # each service's drain on a live bus: (began, ended), from its own log
-    for name in ("matchmaking", "rules-0", "rules-1", "randomness", "archiver"):
+    for name in ("matchmaking", "rules-0", "rules-1", "randomness", "archiver", "projector"):
         lines = log_lines(home / "logs" / f"{name}.log")
         (began,) = [line for line in lines if line["event"] == "draining"]
         assert began["connected"] is True, (name, began)
@@ -124,6 +124,7 @@ async def test_ctrl_c_drains_every_command_in_flight_then_the_servers_keep_their
     assert drains["matchmaking"][1] <= min(began for began, _ in replicas), drains
     assert max(ended for _, ended in replicas) <= drains["randomness"][0], drains
     assert drains["randomness"][1] <= drains["archiver"][0], drains
+    assert drains["archiver"][1] <= drains["projector"][0], drains
 
     up = start_up(home)
     try:

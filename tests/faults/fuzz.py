@@ -23,7 +23,8 @@ oversize payloads (over the 64 KiB request limit: `request/too-large`). The run 
   service's (seed, draws, secrets) for a game id it answered a seed or a draw for, or of a
   game with an accepted action. The valid requests answered as such are counted and reported;
 - nothing is gone but keys that expire by design (a rate limit's window, a gateway session:
-  `EXPIRING`) and that carried their TTL when the run began.
+  `EXPIRING`) and that carried their TTL when the run began, and the keys of games that ended
+  and were archived (the archive holds them; they left Valkey and its index).
 
 Run: .venv/bin/python -m tests.faults.fuzz [--messages 50000]
 """
@@ -52,6 +53,7 @@ from contracts.commands import MAX_REQUEST_BYTES, GetKeys
 from contracts.errors import ErrorCode
 from services.client.client import Client
 from services.runtime import access
+from services.runtime.archived import ArchiveReader
 from services.runtime.config import StackFile, stack_path
 from services.runtime.eventstore import EventStore
 from services.runtime.keys import GAMES_INDEX, PREFIX
@@ -316,7 +318,7 @@ async def fuzz(home: Path, up: int, n: int) -> tuple[Tally, list[str]]:
     rules = await Client.connect(access.with_user(stack.nats_url, "rules",
                                                   creds.passwords["rules"]))  # fmt: skip
     redis = aioredis.from_url(stack.admin_redis_url)
-    store = EventStore.from_url(stack.admin_redis_url)
+    store = EventStore.from_url(stack.admin_redis_url, archive=ArchiveReader(stack.postgres_url))
     loop, tally, report = asyncio.get_running_loop(), Tally(), []
     games = await legit(player)
     print("legit games: " + ", ".join(f"{g.ruleset} {g.game_id}" for g in games))
@@ -346,6 +348,10 @@ async def fuzz(home: Path, up: int, n: int) -> tuple[Tally, list[str]]:
         if after > base[pid] * 1.25 + 16 * MIB:
             failures.append(f"{name} ({pid}) grew from {was:.1f} to {now_:.1f} MiB")
     heads_after, (indexed_after, size_after, after_keys) = await index(redis), await keys(redis)
+    # Games that left Valkey for the archive meanwhile: their heads from there, their keys gone.
+    for game_id in (set(heads) | tally.created) - set(heads_after):
+        if await store.where(game_id) == "archive" and (head := await store.head(game_id)):
+            heads_after[game_id] = head.version
     events, wrong = await appended(store, heads, heads_after, tally)
     failures += wrong
     new_games = set(heads_after) - set(heads)
@@ -359,7 +365,9 @@ async def fuzz(home: Path, up: int, n: int) -> tuple[Tally, list[str]]:
             randomness[m[2]] += 1
         else:
             failures.append(f"new key {key!r}")
-    expired, lost = gone(before, after_keys, timed)
+    archived = {k for k in before - after_keys
+                if (m := GAME_KEY.match(k)) and await store.where(m[1]) == "archive"}  # fmt: skip
+    expired, lost = gone(before - archived, after_keys, timed)
     failures += lost
     if size_after - size != len(new) - len(before - after_keys):
         failures.append(f"DBSIZE {size} -> {size_after}, {len(new)} new keys, "
@@ -368,7 +376,8 @@ async def fuzz(home: Path, up: int, n: int) -> tuple[Tally, list[str]]:
     report += [
         (
             f"  games index {indexed} -> {indexed_after}; DBSIZE {size} -> {size_after}; "
-            f"{len(expired)} keys expired as designed: {', '.join(sorted(expired)) or 'none'}"
+            f"{len(expired)} keys expired as designed: {', '.join(sorted(expired)) or 'none'}; "
+            f"{len(archived)} keys of archived games removed"
         ),
         f"  valid requests answered as such: {answered or 'none'}",
         (

@@ -5,10 +5,12 @@ The stack is the embedded default (`tabula up` in a temporary home, two rules re
 are paired by matchmaking at `--games` tables per ruleset and variant, then play; a table whose
 game ends starts another (made by the rules service directly) until the faults are done, so
 every kill strikes games in play. Meanwhile the runner SIGKILLs a rules replica, the randomness
-service, Valkey and nats-server, and freezes Valkey (SIGSTOP: alive but silent, for the
-supervisor's health check), each `--kills` times, one at a time, each once the games have moved
-on since the stack recovered from the one before. Every receipt the bots get
-is kept with its command id. Afterwards, from the store:
+service, Valkey, nats-server, the archiver and PostgreSQL, and freezes Valkey (SIGSTOP: alive
+but silent, for the supervisor's health check), each `--kills` times, one at a time, each once
+the games have moved on since the stack recovered from the one before; the archiver copies
+finished games and has them removed from Valkey throughout, so kills strike it mid-archive.
+Every receipt the bots get is kept with its command id. Afterwards, from the stores:
+- every finished game ends up in the archive alone, its Valkey keys removed (0 unarchived);
 - every acknowledged command is present exactly once: its entries are exactly the versions its
   receipt names, ending in the receipt's hash (0 lost, 0 duplicated);
 - every game's log passes the full audit (chain, store head, every command decided again):
@@ -38,6 +40,7 @@ from domain.audit import audit
 from services.cli.demo import quiet_nats_logs
 from services.client.bot import TRANSIENT, play_seat
 from services.client.client import Client, Seated, TabulaError, new_id
+from services.runtime.archived import ArchiveReader
 from services.runtime.config import StackFile
 from services.runtime.eventstore import EventStore
 from tests.stack import embedded_stack
@@ -51,15 +54,18 @@ TABLES = (
     ("yiora", ""),
     ("yiora", "secondary_complex"),
 )
-KINDS = ("rules", "randomness", "valkey", "nats", "valkey-hang")
+KINDS = ("rules", "randomness", "valkey", "nats", "valkey-hang", "archiver", "postgres")
 PROCESS = {  # a fault kind: the process it strikes (a word of its command line), the signal
     "rules": ("services.rules", signal.SIGKILL),
+    "archiver": ("services.archiver", signal.SIGKILL),
+    "postgres": ("bin/postgres", signal.SIGKILL),
     "randomness": ("services.randomness", signal.SIGKILL),
     "valkey": ("valkey", signal.SIGKILL),
     "nats": ("nats-server", signal.SIGKILL),
     "valkey-hang": ("valkey", signal.SIGSTOP),
 }
 REPLACED_S = 90.0  # a struck process not replaced by then fails the run
+SETTLED_S = 180.0  # for every finished game to be archived and out of Valkey, after the play
 CREATES = 8  # tries at a new game's create, 0.2 s apart and doubling (25 s of pauses)
 
 
@@ -148,10 +154,24 @@ async def chaos(run: Run, kinds: list[str], kills: int, step: int, client: Ledge
             run.kills.append(await strike(run, kind, rng))
 
 
+async def settle(store: EventStore, run: Run) -> set[str]:
+    """Until every game of the run is in the archive alone (archived, its Valkey keys removed),
+    or SETTLED_S passed: the games still in Valkey then."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + SETTLED_S
+    while True:
+        hot = {g for g in run.games if await store.where(g) != "archive"}
+        if not hot or loop.time() > deadline:
+            return hot
+        await asyncio.sleep(0.5)  # the archiver's progress, polled: one look at every game
+
+
 async def check(store: EventStore, run: Run, ledger: list[tuple[str, Receipt]]) -> Counter[str]:
-    """Lost, duplicated, forked and unsealed counts from the store, and the acknowledged."""
+    """Lost, duplicated, forked, unsealed and unarchived counts, and the acknowledged. Each
+    game is read from where it is: once settled, the archive alone."""
     counts = Counter(dict.fromkeys(("lost", "duplicated", "forked", "unsealed"), 0))
     counts["acknowledged"] = len(ledger)
+    counts["unarchived"] = len(await settle(store, run))
     logs = {g: await store.read_all(g) for g in run.games}
     for game_id, stored in logs.items():
         report = audit(stored)
@@ -248,7 +268,7 @@ async def play(stack: StackFile, run: Run, args: argparse.Namespace) -> int:
     stalled = set(run.games) - run.finished
     await client.close()
 
-    store = EventStore.from_url(stack.admin_redis_url)
+    store = EventStore.from_url(stack.admin_redis_url, archive=ArchiveReader(stack.postgres_url))
     try:
         counts = await check(store, run, client.ledger)
     finally:
@@ -276,15 +296,15 @@ async def play(stack: StackFile, run: Run, args: argparse.Namespace) -> int:
         print(f"  stalled: {game_id} ({run.games[game_id]})")
     for exc in errors:
         print(f"  bot error: {exc!r}")
-    failures = [w for w in ("lost", "duplicated", "forked", "unsealed", "stalled", "bot errors")
-                if counts[w]]  # fmt: skip
+    failures = [w for w in ("lost", "duplicated", "forked", "unsealed", "unarchived", "stalled",
+                            "bot errors") if counts[w]]  # fmt: skip
     short = [kind for kind in kinds if len(by_kind.get(kind, [])) < args.kills]
     if short:
         failures.append(f"too few kills of {', '.join(short)}")
     if failures:
         print("FAILED: " + "; ".join(failures))
         return 1
-    print("OK: 0 lost, 0 duplicated, 0 forked, 0 stalled")
+    print("OK: 0 lost, 0 duplicated, 0 forked, 0 unarchived, 0 stalled")
     return 0
 
 
@@ -306,7 +326,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as home:
         up = None
         try:
-            with embedded_stack(Path(home), TABULA_SWEEP_S="2") as up:
+            with embedded_stack(Path(home), TABULA_SWEEP_S="2", TABULA_ARCHIVE_S="2") as up:
                 return asyncio.run(play(up.stack, Run(up.proc.pid), args))
         finally:
             if up is not None:

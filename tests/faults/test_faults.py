@@ -19,6 +19,7 @@ def test_every_kind_of_kill_loses_duplicates_forks_and_stalls_nothing(
     out = capsys.readouterr().out
     assert status == 0, out
     assert "0 lost, 0 duplicated, 0 forked, 0 unsealed" in out, out
+    assert "0 unarchived" in out, out
     for kind in run.KINDS:  # each fault happened, and the stack replaced what it struck
         assert f"{kind}: SIG" in out, out
 

@@ -42,7 +42,7 @@ async def test_two_people_queue_and_are_seated_in_one_game(people: Callable[[], 
     assert (await seated(bob))["game_id"] == game_id
     # told once: the queue has let them go, and the game is theirs in the lobby
     assert (await ann.get("/api/queue")).json() == {"queued": False}
-    assert game_id in (await bob.get("/api/lobby")).json()["mine"]
+    assert game_id in [g["game_id"] for g in (await bob.get("/api/lobby")).json()["mine"]]
     seats = {(await p.get(f"/api/games/{game_id}")).json()["you"] for p in (ann, bob)}
     assert seats == {0, 1}
     mover = ann if (await ann.get(f"/api/games/{game_id}")).json()["you"] == 0 else bob

@@ -168,14 +168,16 @@ async def test_a_player_gets_no_dice_and_rewrites_no_shuffle(
     attacker: Attacker, victim: Client, store: EventStore
 ) -> None:
     """Attacks 3 and 4: the randomness service answers the rules service only; a player's draw
-    request (the next die, or a shuffle with a bogus mix) is refused by the bus and nothing is
-    drawn or stored."""
+    request (the next die, or a shuffle with a bogus mix), or its ForgetSeed, is refused by
+    the bus and nothing is drawn, stored or removed."""
     game_id = (await victim.create_game("yavoch", "full")).game_id
     secrets_before = await store.redis.hgetall(secret_key(game_id))
     for req in (Draw(game_id=game_id, nonce=0, kind="die", n=10),
                 Draw(game_id=game_id, nonce=0, kind="shuffle", n=56, mix="0" * 64)):  # fmt: skip
         await attacker.nc.publish(subjects.RANDOM_DRAW, msgspec.json.encode(req))
         assert "permissions violation for publish" in await attacker.refusal()
+    await attacker.nc.publish(subjects.RANDOM_FORGET, b'{"game_id":"' + game_id.encode() + b'"}')
+    assert "permissions violation for publish" in await attacker.refusal()
     with pytest.raises(nats.errors.TimeoutError):  # no answer ever comes: the bus dropped it
         await attacker.nc.request(subjects.RANDOM_SEED, b"{}", timeout=0.5)
     assert await store.redis.hgetall(secret_key(game_id)) == secrets_before
@@ -224,7 +226,9 @@ async def test_the_owner_cancels_its_ticket(victim: Client) -> None:
         ("subscribe", "_INBOX.>"),
         ("subscribe", ">"),
         ("publish", subjects.RULES_ACT),
+        ("publish", subjects.RULES_CREATE),
         ("publish", subjects.RANDOM_DRAW),
+        ("publish", subjects.RANDOM_FORGET),
         ("publish", subjects.game_events("g-forged")),
     ],
 )
@@ -232,8 +236,9 @@ async def test_the_archivers_user_only_hears_the_games_notices(
     closed_stack: Callable[[str], Settings], verb: str, subject: str
 ) -> None:
     """Someone who took over the archiver may hear the public notices of committed events (its
-    cue) and answer $SRV; it asks no service, publishes nothing and hears no request, seat or
-    reply."""
+    cue), answer $SRV and ask the rules service to remove an archived game (Forget, whose
+    attacks are in tests/services/test_forget.py); it asks nothing else, publishes nothing else
+    and hears no request, seat or reply."""
     archiver = await connect_as(closed_stack("archiver"))
     try:
         await archiver.listen(subjects.all_game_events())  # its own work: allowed
@@ -248,3 +253,36 @@ async def test_the_archivers_user_only_hears_the_games_notices(
         assert len(archiver.refused) == 1  # the notices' subscription was not refused
     finally:
         await archiver.nc.close()
+
+
+@pytest.mark.parametrize(
+    ("verb", "subject"),
+    [
+        ("subscribe", subjects.RULES_ACT),
+        ("subscribe", subjects.all_seat_events()),
+        ("subscribe", subjects.all_match_assignments()),
+        ("subscribe", "_INBOX.>"),
+        ("publish", subjects.RULES_ACT),
+        ("publish", subjects.RULES_CREATE),
+        ("publish", subjects.game_events("g-forged")),
+    ],
+)
+async def test_the_projectors_user_only_hears_the_games_notices(
+    closed_stack: Callable[[str], Settings], verb: str, subject: str
+) -> None:
+    """Someone who took over the projector may hear the public notices of committed events
+    (its cues) and answer $SRV; it publishes nothing and hears no request, seat or reply."""
+    projector = await connect_as(closed_stack("projector"))
+    try:
+        await projector.listen(subjects.all_game_events())  # its own work: allowed
+        if verb == "subscribe":
+            await projector.listen(subject)
+        else:
+            await projector.nc.publish(subject, b"{}")
+            await projector.nc.flush()
+        refusal = await projector.refusal()
+        what = "subscription" if verb == "subscribe" else "publish"
+        assert f'permissions violation for {what} to "{subject.lower()}"' in refusal
+        assert len(projector.refused) == 1  # the notices' subscription was not refused
+    finally:
+        await projector.nc.close()

@@ -17,11 +17,12 @@ import psycopg
 import pytest
 from psycopg.conninfo import make_conninfo
 
+from services.runtime import archived
 from services.runtime.access import PG_DATABASE, PG_ROLES, with_user, write_server_files
 from services.runtime.embedded import postgres_binary
 from tests.conftest import Postgres
 
-ARCHIVE = ("archived_games", "archived_events", "archived_commands")
+ARCHIVE = ("archived_games",)  # 0002: one row per game, its log and command ids packed
 READERS = ("projector", "gateway", "auditor", "rules")
 
 
@@ -29,16 +30,29 @@ def changes(game: str) -> list[str]:
     """What a role without the owner's rights tries on the archive and the schema."""
     return [
         f"UPDATE archived_games SET result = '0-1' WHERE game_id = '{game}'",
-        f"UPDATE archived_events SET body = 'x' WHERE game_id = '{game}'",
-        f"DELETE FROM archived_events WHERE game_id = '{game}'",
-        f"DELETE FROM archived_commands WHERE game_id = '{game}'",
+        f"UPDATE archived_games SET log = 'x'::bytea WHERE game_id = '{game}'",
+        f"UPDATE archived_games SET head_hash = 'ff', head_version = 9 WHERE game_id = '{game}'",
+        (  # an upsert that would replace the copy: needs UPDATE too
+            "INSERT INTO archived_games (game_id, ruleset, chain, head_version, head_hash,"
+            " created_at, sealed_at, format, log, commands) VALUES"
+            f" ('{game}', 'x', '2', 9, 'ff', now(), now(), 1, 'x'::bytea, 'x'::bytea)"
+            " ON CONFLICT (game_id) DO UPDATE SET log = excluded.log"
+        ),
+        f"SELECT * FROM archived_games WHERE game_id = '{game}' FOR UPDATE",
         f"DELETE FROM archived_games WHERE game_id = '{game}'",
-        "TRUNCATE archived_events",
-        "DROP TABLE archived_events",
+        "DELETE FROM archived_games",
+        "TRUNCATE archived_games",
+        "DROP TABLE archived_games",
         "ALTER TABLE archived_games ADD COLUMN forged text",
-        "ALTER TABLE archived_events DROP CONSTRAINT archived_events_pkey",
+        "ALTER TABLE archived_games ALTER COLUMN log SET STORAGE MAIN",
+        "ALTER TABLE archived_games DROP CONSTRAINT archived_games_pkey",
+        "DROP INDEX archived_games_created_at",
         "CREATE TABLE mine (x int)",
         "CREATE INDEX ON archived_games (result)",
+        (
+            "CREATE TRIGGER t BEFORE INSERT ON archived_games FOR EACH ROW"
+            " EXECUTE FUNCTION suppress_redundant_updates_trigger()"
+        ),
         "SELECT * FROM schema_migrations",  # the owner's
         "DELETE FROM schema_migrations",
         "CREATE ROLE mallory LOGIN",
@@ -50,22 +64,19 @@ def changes(game: str) -> list[str]:
 
 
 def insert_game(conn: psycopg.Connection, game: str) -> None:
-    """A game as the archiver will add it: its row, one event and one command."""
+    """A game as the archiver adds it: one row, its log and command ids packed."""
+    entries = [(b"0-1", {b"g": game.encode(), b"v": b"1", b"type": b"GameCreated",
+                         b"body": b"{}", b"cmd": b"c1", b"ts": b"1", b"h": b"ab"})]  # fmt: skip
     conn.execute(
         "INSERT INTO archived_games (game_id, ruleset, chain, head_version, head_hash, result,"
-        " reason, created_at, sealed_at) VALUES (%s, 'chess3d', '2', 1, 'ab', '1-0', 'mate',"
-        " now(), now())",
-        [game],
-    )
-    conn.execute(
-        "INSERT INTO archived_events (game_id, version, stream_id, g, v, type, body, cmd, ts, h)"
-        " VALUES (%s, 1, '0-1', %s, '1', 'GameCreated', '{}', 'c1', '1', 'ab')",
-        [game, game.encode()],
-    )
-    conn.execute(
-        "INSERT INTO archived_commands (game_id, command_id, value, first_version, last_version,"
-        " hash) VALUES (%s, 'c1', '1 1 ab', 1, 1, 'ab')",
-        [game],
+        " reason, created_at, sealed_at, format, log, commands) VALUES (%s, 'chess3d', '2', 2,"
+        " 'ab', '1-0', 'mate', now(), now(), %s, %s, %s)",
+        [
+            game,
+            archived.FORMAT,
+            archived.pack_log(entries),
+            archived.pack_commands({b"c1": b"1 1 ab"}),
+        ],
     )
 
 
@@ -78,7 +89,7 @@ def snapshot(pg: Postgres, game: str) -> list[object]:
 
 
 @pytest.fixture
-def archived(closed_postgres: Postgres) -> Iterator[str]:
+def archived_game(closed_postgres: Postgres) -> Iterator[str]:
     """A game in the archive, put there by the archiver's own credentials (its INSERT is the
     other side of every refusal below); removed afterwards by the superuser."""
     game = f"attack-{uuid.uuid4().hex[:12]}"
@@ -104,55 +115,58 @@ def refused_all(url: str, statements: list[str]) -> None:
 
 
 def test_the_archiver_adds_and_reads_but_never_changes_or_removes(
-    closed_postgres: Postgres, archived: str
+    closed_postgres: Postgres, archived_game: str
 ) -> None:
-    before = snapshot(closed_postgres, archived)
-    assert all(before)  # the archiver's rows are there, in every table
+    before = snapshot(closed_postgres, archived_game)
+    assert all(before)  # the archiver's row is there
     with psycopg.connect(closed_postgres.url("archiver")) as conn:
-        for table in ARCHIVE:  # reads what it wrote: to check the copy against the seal
-            assert conn.execute(f"SELECT count(*) FROM {table} WHERE game_id = %s",
-                                [archived]).fetchone() == (1,)  # fmt: skip
+        row = conn.execute("SELECT head_version, format, log, commands FROM archived_games "
+                           "WHERE game_id = %s", [archived_game]).fetchone()  # fmt: skip
+        assert row is not None  # reads what it wrote: to check the copy against the seal
+        assert archived.unpack_log(bytes(row[2]), row[1])[0][1][b"type"] == b"GameCreated"
         again = conn.execute(  # archiving twice is harmless: INSERT ... ON CONFLICT DO NOTHING
             "INSERT INTO archived_games (game_id, ruleset, chain, head_version, head_hash,"
-            " created_at, sealed_at) VALUES (%s, 'x', '2', 9, 'ff', now(), now())"
-            " ON CONFLICT DO NOTHING",
-            [archived],
+            " created_at, sealed_at, format, log, commands) VALUES (%s, 'x', '2', 9, 'ff',"
+            " now(), now(), 1, 'x'::bytea, 'x'::bytea) ON CONFLICT DO NOTHING",
+            [archived_game],
         )
         assert again.rowcount == 0
         # A grant by a role that holds no grant option is no error, only a warning, and gives
-        # nothing: its DELETE below is still refused.
-        conn.execute("GRANT DELETE ON archived_events TO archiver")
+        # nothing: its DELETE and UPDATE below are still refused.
+        conn.execute("GRANT DELETE, UPDATE, TRUNCATE ON archived_games TO archiver")
         conn.commit()
-    refused_all(closed_postgres.url("archiver"), changes(archived))
-    assert snapshot(closed_postgres, archived) == before
+    refused_all(closed_postgres.url("archiver"), changes(archived_game))
+    assert snapshot(closed_postgres, archived_game) == before
 
 
 @pytest.mark.parametrize("role", READERS)
 def test_the_read_roles_read_the_archive_and_write_nothing(
-    closed_postgres: Postgres, archived: str, role: str
+    closed_postgres: Postgres, archived_game: str, role: str
 ) -> None:
-    before = snapshot(closed_postgres, archived)
+    before = snapshot(closed_postgres, archived_game)
     with psycopg.connect(closed_postgres.url(role)) as conn:
         for table in ARCHIVE:
             assert conn.execute(f"SELECT count(*) FROM {table} WHERE game_id = %s",
-                                [archived]).fetchone() == (1,)  # fmt: skip
-    forge = f"forged-{archived}"
+                                [archived_game]).fetchone() == (1,)  # fmt: skip
+    forge = f"forged-{archived_game}"
     inserts = [
         (
             "INSERT INTO archived_games (game_id, ruleset, chain, head_version, head_hash,"
-            f" created_at, sealed_at) VALUES ('{forge}', 'x', '2', 1, 'ff', now(), now())"
+            " created_at, sealed_at, format, log, commands) VALUES"
+            f" ('{forge}', 'x', '2', 2, 'ff', now(), now(), 1, 'x'::bytea, 'x'::bytea)"
         ),
         (
-            "INSERT INTO archived_events (game_id, version, stream_id, g, v, type, body, cmd,"
-            f" ts, h) VALUES ('{archived}', 2, '0-2', 'g', '2', 't', 'b', 'c', '1', 'h')"
-        ),
-        (
-            "INSERT INTO archived_commands (game_id, command_id, value, first_version,"
-            f" last_version, hash) VALUES ('{archived}', 'c2', '2 2 h', 2, 2, 'h')"
+            "INSERT INTO archived_games (game_id, ruleset, chain, head_version, head_hash,"
+            " created_at, sealed_at, format, log, commands) VALUES"
+            f" ('{forge}', 'x', '2', 2, 'ff', now(), now(), 1, 'x'::bytea, 'x'::bytea)"
+            " ON CONFLICT DO NOTHING"
         ),
     ]
-    refused_all(closed_postgres.url(role), inserts + changes(archived))
-    assert snapshot(closed_postgres, archived) == before
+    refused_all(closed_postgres.url(role), inserts + changes(archived_game))
+    assert snapshot(closed_postgres, archived_game) == before
+    with psycopg.connect(make_conninfo(closed_postgres.superuser, dbname=PG_DATABASE)) as conn:
+        assert conn.execute("SELECT count(*) FROM archived_games WHERE game_id = %s",
+                            [forge]).fetchone() == (0,)  # fmt: skip
 
 
 def refused(url: str) -> str:

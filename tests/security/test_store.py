@@ -1,7 +1,8 @@
 """Attacks on the store, as redis-cli would make them with every user but the operator's: no
-user reads a seed but the randomness service, nobody but the rules service appends, and
-nobody may delete, trim or rewrite a game's stream. Each refusal is Valkey's own typed error
-(NOPERM / NOAUTH) and the game is unchanged."""
+user reads a seed but the randomness service, nobody but the rules service appends, nobody but
+the rules service deletes a game's keys (it removes an archived game's, forget.lua, at the
+archiver's request: tests/services/test_forget.py), and nobody may trim or rewrite a game's
+stream. Each refusal is Valkey's own typed error (NOPERM / NOAUTH) and the game is unchanged."""
 
 from collections.abc import Callable
 
@@ -11,7 +12,7 @@ from redis.exceptions import AuthenticationError, NoPermissionError
 
 from services.client.client import Client
 from services.runtime.config import Settings
-from services.runtime.keys import commands_key, log_key, meta_key, seed_key
+from services.runtime.keys import commands_key, drawn_key, log_key, meta_key, seed_key
 from tests.conftest import Servers
 
 
@@ -37,7 +38,21 @@ def attacks(game: str) -> dict[str, list[tuple[str, ...]]]:
             ("HGETALL", secret),
             ("HSET", meta, "version", "1"),
         ],
-        "rules": [*rewrite, ("GET", seed), ("HSET", secret, "shuffle:0", "[0]")],
+        # DEL on a game's log, meta and command ids is the rules service's since issue 21
+        # (forget.lua removes an archived game's, checking it sealed at the head compared); the
+        # randomness service's keys stay out of its reach: it neither reads nor writes a seed,
+        # writes no secret outcome and touches no draw (that service removes its own keys).
+        "rules": [
+            *(c for c in rewrite if c[0] != "DEL"),
+            ("GET", seed),
+            ("SET", seed, "0" * 64),
+            ("DEL", seed),
+            ("HSET", secret, "shuffle:0", "[0]"),
+            ("DEL", secret),
+            ("HDEL", secret, "shuffle:0"),
+            ("HGETALL", drawn_key(game)),
+            ("DEL", drawn_key(game)),
+        ],
         "randomness": [
             *rewrite,
             forge,
@@ -54,6 +69,22 @@ def attacks(game: str) -> dict[str, list[tuple[str, ...]]]:
             ("HSET", meta, "sealed", "1"),
             ("HSET", commands_key(game), "x", "1 1 0"),
             ("HDEL", meta, "head"),
+            ("ZADD", "tabula:games", "1", game),
+            ("ZREM", "tabula:games", game),
+            ("GET", seed),
+            ("HGETALL", secret),
+            ("GET", "tabula:secret"),
+            ("GET", "tabula:signing-key"),
+            ("KEYS", "*"),
+            ("EVAL", "return redis.call('DEL', KEYS[1])", "1", log),
+        ],
+        # Keeps the read model: reads a game's keys and the index, writes and deletes nothing.
+        "projector": [
+            *rewrite,
+            forge,
+            ("DEL", meta),
+            ("HSET", meta, "version", "1"),
+            ("HSET", commands_key(game), "x", "1 1 0"),
             ("ZADD", "tabula:games", "1", game),
             ("ZREM", "tabula:games", game),
             ("GET", seed),
@@ -97,7 +128,7 @@ async def snapshot(admin: "aioredis.Redis", game: str) -> tuple[object, ...]:
 
 
 @pytest.mark.parametrize(
-    "role", ["auditor", "rules", "randomness", "matchmaking", "gateway", "archiver"]
+    "role", ["auditor", "rules", "randomness", "matchmaking", "gateway", "archiver", "projector"]
 )
 async def test_no_user_but_the_operator_rewrites_a_game_or_reads_its_seed(
     closed_servers: Servers, seeded_game: str, role: str
@@ -129,11 +160,15 @@ async def test_without_a_user_the_store_is_closed(
 
 async def test_each_role_can_do_its_own_work(closed_servers: Servers, seeded_game: str) -> None:
     """The other side of the ACL (so the refusals above are not a store closed to everyone):
-    the auditor reads the log, the randomness service the seed, the archiver a game's keys and
-    the games index."""
+    the auditor reads the log, the randomness service the seed, the archiver and the projector
+    a game's keys and the games index."""
     auditor, randomness = connect(closed_servers, "auditor"), connect(closed_servers, "randomness")
     archiver = connect(closed_servers, "archiver")
+    projector = connect(closed_servers, "projector")
     try:
+        assert await projector.xrange(log_key(seeded_game))
+        assert await projector.hget(meta_key(seeded_game), "version")
+        assert seeded_game.encode() in await projector.zrange("tabula:games", 0, -1)
         assert await auditor.xrange(log_key(seeded_game))
         assert await randomness.get(seed_key(seeded_game))
         assert await archiver.xrange(log_key(seeded_game))
@@ -144,3 +179,4 @@ async def test_each_role_can_do_its_own_work(closed_servers: Servers, seeded_gam
         await auditor.aclose()
         await randomness.aclose()
         await archiver.aclose()
+        await projector.aclose()

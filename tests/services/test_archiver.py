@@ -1,144 +1,201 @@
-"""The archiver (issue 21, second increment): a sealed game is copied into PostgreSQL with every
-stored field's exact bytes, checked against its seal first, in one transaction, idempotently; a
-game in play, or one whose stored chain was tampered with, is not archived; a failure or a
-cancellation before the commit leaves no row of the game. The hot copy stays in Valkey."""
+"""The archiver (issue 21): a sealed game is copied into PostgreSQL as ONE row of archived_games,
+its log and command ids packed (services.runtime.archived) with every stored field's exact
+bytes, checked against its seal first, in one transaction, idempotently; a game in play, or one
+whose stored chain was tampered with, is not archived; a failure or a cancellation before the
+commit leaves no row of the game. Only a committed copy is followed by a Forget.
+
+The tests of the copy alone give the archiver a `forget` that records its calls (the hot keys
+stay); the service's test runs the whole flow: the real Forget over the bus, answered by a
+rules service that reads the archive (tests/services/test_forget.py tests the removal)."""
 
 import asyncio
 import dataclasses
 from collections.abc import AsyncIterator, Callable
+from datetime import UTC, datetime
 from typing import Any
 
 import psycopg
 import pytest
 import redis.asyncio as aioredis
+from psycopg.conninfo import make_conninfo
 
 from contracts import subjects
 from services.archiver.__main__ import build, wire
 from services.archiver.archive import Archiver, GameCopy, Mismatch, same_rows
 from services.client.client import Client
-from services.runtime import access, bus
+from services.runtime import access, archived, bus
+from services.runtime.archived import ArchiveReader
 from services.runtime.config import Settings
-from services.runtime.eventstore import EventStore
-from services.runtime.keys import commands_key, log_key, meta_key
+from services.runtime.eventstore import EventStore, read_raw
+from services.runtime.keys import meta_key
 from services.runtime.service import ServiceApp
 from tests.conftest import Postgres, running
-from tests.e2e.test_cli import forget, imported
+from tests.e2e.test_cli import forget as drop
+from tests.e2e.test_cli import imported
 
-TABLES = ("archived_commands", "archived_events", "archived_games")
+
+@dataclasses.dataclass
+class Recording:
+    """A `forget` that records the games it was asked to forget and removes nothing."""
+
+    asked: list[str] = dataclasses.field(default_factory=list)
+
+    async def __call__(self, game_id: str, version: int, digest: str) -> None:
+        self.asked.append(game_id)
+
+
+@pytest.fixture
+def recording() -> Recording:
+    return Recording()
 
 
 @pytest.fixture
 async def archiver(
-    postgres: Postgres, role_settings: Callable[[str], Settings]
+    postgres: Postgres, role_settings: Callable[[str], Settings], recording: Recording
 ) -> AsyncIterator[Archiver]:
-    """An archiver as its own users: `archiver` in Valkey and in PostgreSQL."""
+    """An archiver as its own users (`archiver` in Valkey and in PostgreSQL) whose Forget only
+    records: for the tests of the copy alone."""
     redis = aioredis.from_url(role_settings("archiver").redis_url)
-    a = Archiver(redis, postgres.url("archiver"))
+    a = Archiver(redis, postgres.url("archiver"), recording)
     yield a
     await a.close()
     await redis.aclose()
 
 
-async def rows(postgres: Postgres, game_id: str) -> dict[str, list[tuple[Any, ...]]]:
-    """The archive's rows of one game, per table, read as the auditor (SELECT only)."""
-    out = {}
+async def archived_row(postgres: Postgres, game_id: str) -> dict[str, Any] | None:
+    """The game's archived_games row by column, read as the auditor (SELECT only); None when
+    the archive does not hold it."""
     async with await psycopg.AsyncConnection.connect(postgres.url("auditor")) as conn:
-        for table in TABLES:
-            cur = await conn.execute(
-                f"SELECT * FROM {table} WHERE game_id = %s ORDER BY 2", (game_id,)
-            )
-            out[table] = [tuple(r) for r in await cur.fetchall()]
-    return out
+        cur = await conn.execute("SELECT * FROM archived_games WHERE game_id = %s", (game_id,))
+        row = await cur.fetchone()
+        if row is None:
+            return None
+        assert cur.description is not None
+        return {d.name: v for d, v in zip(cur.description, row, strict=True)}
+
+
+def operator_url(postgres: Postgres) -> str:
+    return make_conninfo(postgres.superuser, dbname=access.PG_DATABASE)
 
 
 async def purge(postgres: Postgres, game_id: str) -> None:
     """Remove a game from the archive as the operator (no role of Tabula's may), so a test
     starts from a game not archived even on a DATABASE_URL kept across sessions."""
-    from psycopg.conninfo import make_conninfo
-
-    url = make_conninfo(postgres.superuser, dbname=access.PG_DATABASE)
-    async with await psycopg.AsyncConnection.connect(url) as conn:
-        for table in TABLES:
-            await conn.execute(f"DELETE FROM {table} WHERE game_id = %s", (game_id,))
+    async with await psycopg.AsyncConnection.connect(operator_url(postgres)) as conn:
+        await conn.execute("DELETE FROM archived_games WHERE game_id = %s", (game_id,))
 
 
-async def nothing_of(postgres: Postgres, game_id: str) -> bool:
-    return not any((await rows(postgres, game_id)).values())
+async def put_row(postgres: Postgres, game_id: str, head: tuple[int, str],
+                  entries: archived.Entries, commands: dict[bytes, bytes]) -> None:  # fmt: skip
+    """A row of the game put in the archive as the operator (or anyone with its rights)."""
+    async with await psycopg.AsyncConnection.connect(operator_url(postgres)) as conn:
+        await conn.execute(
+            "INSERT INTO archived_games (game_id, ruleset, chain, head_version, head_hash, "
+            "created_at, sealed_at, format, log, commands) "
+            "VALUES (%s, 'yavoch', '2', %s, %s, now(), now(), %s, %s, %s)",
+            (
+                game_id,
+                *head,
+                archived.FORMAT,
+                archived.pack_log(entries),
+                archived.pack_commands(commands),
+            ),
+        )
+
+
+def time_of(ms: int) -> datetime:
+    return datetime.fromtimestamp(ms / 1000, UTC)
 
 
 async def test_a_sealed_game_is_archived_byte_for_byte_and_twice_is_harmless(
-    archiver: Archiver, store: EventStore, redis: "aioredis.Redis", postgres: Postgres
-) -> None:
-    """Every archived_events row holds the stream entry's fields as stored (XRANGE's bytes),
-    the command ids their stored receipts, the game its head; archiving again (through the
-    check that it is there, and straight through the inserts) changes no row."""
+    archiver: Archiver, recording: Recording, store: EventStore, redis: "aioredis.Redis",
+    postgres: Postgres,
+) -> None:  # fmt: skip
+    """The row's packed log unpacks to the stream's entries exactly as XRANGE returned them
+    before archiving (ids, fields, bytes), its packed command ids to HGETALL's; its columns
+    are the meta's and the log's; the archive's reader gives back the stored events. Archiving
+    again (through the check that it is there, and straight through the insert) changes
+    nothing. Forget is asked once the copy is committed, each time."""
     stored = await imported(store, redis, "chess3d-v1")
     game_id = stored[0].game_id
     await purge(postgres, game_id)
+    entries, meta, commands = await read_raw(redis, game_id)  # before archiving
+    assert len(entries) == len(stored)
+    assert commands
+    reader = ArchiveReader(postgres.url("auditor"))
     try:
+        assert await archived_row(postgres, game_id) is None
         assert await archiver.archive(game_id) == "archived"
-        archived = await rows(postgres, game_id)
-        entries = await redis.xrange(log_key(game_id), "-", "+")
-        assert len(archived["archived_events"]) == len(entries) == len(stored)
-        for row, (entry_id, fields) in zip(archived["archived_events"], entries, strict=True):
-            _, version, stream_id, g, v, type_, body, cmd, ts, h, act = row
-            assert stream_id == entry_id == f"0-{version}".encode()
-            stored_fields = {b"g": g, b"v": v, b"type": type_, b"body": body, b"cmd": cmd,
-                             b"ts": ts, b"h": h}  # fmt: skip
-            if act is not None:
-                stored_fields[b"act"] = act
-            assert stored_fields == fields
-        commands = await redis.hgetall(commands_key(game_id))
-        assert {bytes(r[1]): bytes(r[2]) for r in archived["archived_commands"]} == commands
-        meta = await redis.hgetall(meta_key(game_id))
-        (game,) = archived["archived_games"]
-        assert game[:5] == (game_id, meta[b"ruleset"].decode(), meta[b"chain"].decode(),
-                            len(stored), meta[b"head"].decode())  # fmt: skip
-        assert game[4] == stored[-1].hash
+        assert recording.asked == [game_id]
+        row = await archived_row(postgres, game_id)
+        assert row is not None
+        assert row["format"] == archived.FORMAT
+        assert archived.unpack_log(bytes(row["log"]), row["format"]) == entries
+        assert archived.unpack_commands(bytes(row["commands"]), row["format"]) == commands
+        assert (row["game_id"], row["ruleset"], row["chain"], row["head_version"],
+                row["head_hash"], row["result"], row["reason"]) == (
+            game_id, meta[b"ruleset"].decode(), meta[b"chain"].decode(), len(stored),
+            meta[b"head"].decode(), meta[b"result"].decode(), meta[b"reason"].decode(),
+        )  # fmt: skip
+        assert row["head_hash"] == stored[-1].hash
+        assert (row["created_at"], row["sealed_at"]) == (
+            time_of(stored[0].time_ms),
+            time_of(stored[-1].time_ms),
+        )
+        game = await reader.game(game_id)
+        assert game is not None
+        assert list(game.stored) == stored
+        assert game.commands == {k.decode(): v.decode() for k, v in commands.items()}
 
         assert await archiver.archive(game_id) == "already"
         copy = await archiver.read(game_id)
-        await archiver.write(copy)  # the inserts again, past the "already" check
-        assert await rows(postgres, game_id) == archived
-        assert await redis.exists(log_key(game_id))  # the hot copy stays, this increment
+        await archiver.write(copy)  # the insert again, past the "already" check
+        assert await archived_row(postgres, game_id) == row
+        assert recording.asked == [game_id, game_id]
+        assert await read_raw(redis, game_id) == (entries, meta, commands)  # forget recorded
     finally:
-        await forget(redis, game_id)
+        await reader.close()
+        await drop(redis, game_id)
 
 
 async def test_a_game_in_play_is_not_archived(
-    archiver: Archiver, store: EventStore, redis: "aioredis.Redis", postgres: Postgres
-) -> None:
+    archiver: Archiver, recording: Recording, store: EventStore, redis: "aioredis.Redis",
+    postgres: Postgres,
+) -> None:  # fmt: skip
     """A game ended but not yet sealed, and one in play, are left alone: the sweep does not
-    list them and asking for them archives nothing."""
+    list them, asking for them archives nothing, and nobody is asked to forget them."""
     ended = await imported(store, redis, "chess3d-v0")  # GameEnded, no seal
     sealed = await imported(store, redis, "yiora-complex-teams-v2")
     in_play = sealed[:10]
-    await forget(redis, in_play[0].game_id)
+    await drop(redis, in_play[0].game_id)
     await store.import_log(in_play)
     try:
         for game in (ended, in_play):
             game_id = game[0].game_id
+            await purge(postgres, game_id)
             assert game_id not in await archiver.pending()
             assert await archiver.archive(game_id) == "unsealed"
-            assert await nothing_of(postgres, game_id)
+            assert await archived_row(postgres, game_id) is None
+        assert recording.asked == []
     finally:
-        await forget(redis, ended[0].game_id)
-        await forget(redis, in_play[0].game_id)
+        await drop(redis, ended[0].game_id)
+        await drop(redis, in_play[0].game_id)
 
 
 @pytest.mark.parametrize("how", ["appended after the seal", "an entry rewritten", "meta head"])
 async def test_a_game_whose_stored_chain_was_tampered_with_is_refused(
-    how: str, archiver: Archiver, store: EventStore, redis: "aioredis.Redis",
-    postgres: Postgres, role_settings: Callable[[str], Settings],
+    how: str, archiver: Archiver, recording: Recording, store: EventStore,
+    redis: "aioredis.Redis", postgres: Postgres, role_settings: Callable[[str], Settings],
 ) -> None:  # fmt: skip
     """An entry forged after the seal (as the rules service's own user can XADD), an entry
     rewritten in place (as only the operator can), or a meta head moved: the copy does not
-    verify against the seal, so the game is refused, and not one row of it is written."""
+    verify against the seal, so the game is refused, no row of it is written, and nobody is
+    asked to forget it."""
     stored = await imported(store, redis, "yavoch-decker-v1")
     game_id, n = stored[0].game_id, len(stored)
     await purge(postgres, game_id)
     rules: Any = aioredis.from_url(role_settings("rules").redis_url)
-    key = log_key(game_id)
+    key = f"tabula:game:{{{game_id}}}:log"
     try:
         if how == "appended after the seal":
             forged = {"g": game_id, "v": n + 1, "type": "GameEnded", "cmd": "x",
@@ -155,29 +212,31 @@ async def test_a_game_whose_stored_chain_was_tampered_with_is_refused(
             await rules.hset(meta_key(game_id), "head", "0" * 64)
         assert game_id in await archiver.pending()
         assert await archiver.archive(game_id) == "refused"
-        assert await nothing_of(postgres, game_id)
+        assert await archived_row(postgres, game_id) is None
         assert game_id not in await archiver.pending()  # logged once, not retried
+        assert recording.asked == []
     finally:
         await rules.aclose()
-        await forget(redis, game_id)
+        await drop(redis, game_id)
 
 
 @pytest.mark.parametrize("failure", ["an error", "a cancellation"])
 async def test_a_failure_before_the_commit_leaves_no_row_of_the_game(
-    failure: str, archiver: Archiver, store: EventStore, redis: "aioredis.Redis",
-    postgres: Postgres,
+    failure: str, archiver: Archiver, recording: Recording, store: EventStore,
+    redis: "aioredis.Redis", postgres: Postgres,
 ) -> None:  # fmt: skip
-    """The game, its events and its command ids are written, then (before the commit) the
-    archiver fails, or is cancelled as a killed one would be: not one row of the game is
-    left, and the next attempt archives it whole."""
+    """The game's row is written, then (before the commit) the archiver fails, or is cancelled
+    as a killed one would be: no row of the game is left, nobody is asked to forget it, and
+    the next attempt archives it whole."""
     stored = await imported(store, redis, "yavoch-full-v1")
     game_id = stored[0].game_id
     await purge(postgres, game_id)
+    entries, _, _ = await read_raw(redis, game_id)
     written = asyncio.Event()
 
     async def fail(cur: "psycopg.AsyncCursor[Any]", copy: GameCopy) -> None:
-        await cur.execute("SELECT count(*) FROM archived_events WHERE game_id = %s", (game_id,))
-        assert await cur.fetchone() == (len(stored),)  # inside the transaction: all of them
+        await cur.execute("SELECT count(*) FROM archived_games WHERE game_id = %s", (game_id,))
+        assert await cur.fetchone() == (1,)  # inside the transaction: there
         if failure == "an error":
             raise RuntimeError("injected before the commit")
         written.set()
@@ -194,55 +253,92 @@ async def test_a_failure_before_the_commit_leaves_no_row_of_the_game(
             task.cancel()
             with pytest.raises(asyncio.CancelledError):
                 await task
-        assert await nothing_of(postgres, game_id)
+        assert await archived_row(postgres, game_id) is None
+        assert recording.asked == []
         archiver.check = same_rows
         assert await archiver.archive(game_id) == "archived"
-        assert len((await rows(postgres, game_id))["archived_events"]) == len(stored)
+        row = await archived_row(postgres, game_id)
+        assert row is not None
+        assert archived.unpack_log(bytes(row["log"]), row["format"]) == entries
+        assert recording.asked == [game_id]
     finally:
-        await forget(redis, game_id)
+        await drop(redis, game_id)
 
 
-async def poll_archived(postgres: Postgres, game_id: str, timeout: float = 30.0) -> None:
-    """Until the archive holds the game (a condition, polled within a bound)."""
+async def poll(condition: Callable[[], Any], what: str, timeout: float = 60.0) -> None:
+    """Until `condition()` (awaited) is true: a condition, polled within a bound."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
-    while not (await rows(postgres, game_id))["archived_games"]:
-        assert loop.time() < deadline, f"{game_id} was not archived within {timeout} s"
+    while not await condition():
+        assert loop.time() < deadline, f"{what}: not within {timeout} s"
         await asyncio.sleep(0.05)  # poll interval
+
+
+async def poll_archived(postgres: Postgres, game_id: str, timeout: float = 60.0) -> None:
+    """Until the archive holds the game."""
+
+    async def held() -> bool:
+        return await archived_row(postgres, game_id) is not None
+
+    await poll(held, f"{game_id} archived", timeout)
+
+
+async def poll_forgotten(redis: "aioredis.Redis", game_id: str, timeout: float = 60.0) -> None:
+    """Until the game's meta in Valkey is a tombstone (its keys removed)."""
+
+    async def gone() -> bool:
+        return await redis.hget(meta_key(game_id), "archived") == b"1"
+
+    await poll(gone, f"{game_id} removed from Valkey", timeout)
 
 
 async def test_the_service_archives_what_it_finds_at_start_and_each_game_sealed_after(
     store: EventStore, redis: "aioredis.Redis", postgres: Postgres,
-    role_settings: Callable[[str], Settings], client: Client,
+    archive_stack: Callable[[str], Settings],
 ) -> None:  # fmt: skip
-    """The archiver, as a service on its own users: a game sealed while it was down is found
-    by its first sweep; a game sealed while it runs is archived on the GameSealed notice (its
-    next sweep is an hour away)."""
+    """The archiver, as a service on its own users, with a rules service that reads the
+    archive: a game sealed while it was down is found by its first sweep; a game sealed while
+    it runs is archived on the GameSealed notice (its next sweep is an hour away). Each is
+    archived whole, then removed from Valkey through the rules service."""
     before = await imported(store, redis, "yiora-complex-teams-v2")
     await purge(postgres, before[0].game_id)
-    settings = dataclasses.replace(role_settings("archiver"), archive_s=3600,
+    entries, _, _ = await read_raw(redis, before[0].game_id)
+    settings = dataclasses.replace(archive_stack("archiver"), archive_s=3600,
                                    database_url=postgres.url("archiver"))  # fmt: skip
+    client = await Client.connect(archive_stack("player").nats_url)
     try:
         async with running(build, settings):
             await poll_archived(postgres, before[0].game_id)
+            await poll_forgotten(redis, before[0].game_id)
+            row = await archived_row(postgres, before[0].game_id)
+            assert row is not None
+            assert archived.unpack_log(bytes(row["log"]), row["format"]) == entries
+
             created = await client.create_game("chess3d")
+            await purge(postgres, created.game_id)  # a fresh id: nothing there, but be sure
             await client.act(created.game_id, 0, created.seats[0].token, "resign")
             await poll_archived(postgres, created.game_id)
-            archived = await rows(postgres, created.game_id)
-            assert archived["archived_events"][-1][5] == b"GameSealed"
+            await poll_forgotten(redis, created.game_id)
+            row = await archived_row(postgres, created.game_id)
+            assert row is not None
+            (last_id, last), *_ = reversed(archived.unpack_log(bytes(row["log"]), row["format"]))
+            assert last[b"type"] == b"GameSealed"
+            assert last_id == f"0-{row['head_version']}".encode()
     finally:
-        await forget(redis, before[0].game_id)
+        await client.close()
+        await drop(redis, before[0].game_id)
 
 
 async def test_a_drain_finishes_the_game_in_hand(
-    archiver: Archiver, store: EventStore, redis: "aioredis.Redis", postgres: Postgres,
-    role_settings: Callable[[str], Settings],
+    archiver: Archiver, recording: Recording, store: EventStore, redis: "aioredis.Redis",
+    postgres: Postgres, role_settings: Callable[[str], Settings],
 ) -> None:  # fmt: skip
     """SIGTERM's drain cancels the sweep but waits for the game being written: it is archived
-    whole, after the drain began."""
+    whole (and its Forget asked), after the drain began."""
     stored = await imported(store, redis, "chess3d-v1")
     game_id = stored[0].game_id
     await purge(postgres, game_id)
+    entries, _, _ = await read_raw(redis, game_id)
     in_hand, proceed = asyncio.Event(), asyncio.Event()
 
     async def slow(cur: "psycopg.AsyncCursor[Any]", copy: GameCopy) -> None:
@@ -264,40 +360,47 @@ async def test_a_drain_finishes_the_game_in_hand(
         while not all(job.done() for job in app._running_jobs):  # the sweep is cancelled
             assert loop.time() < deadline
             await asyncio.sleep(0.01)  # poll interval
-        assert await nothing_of(postgres, game_id)  # not committed yet
+        assert await archived_row(postgres, game_id) is None  # not committed yet
+        assert game_id not in recording.asked
         proceed.set()
         await drain
-        assert archiver.totals["archived"] == 1  # done when the drain returned, not later
-        assert len((await rows(postgres, game_id))["archived_events"]) == len(stored)
+        # done when the drain returned, not later
+        assert archiver.totals["archived"] >= 1
+        assert game_id in recording.asked
+        row = await archived_row(postgres, game_id)
+        assert row is not None
+        assert archived.unpack_log(bytes(row["log"]), row["format"]) == entries
     finally:
         await nc.close()
-        await forget(redis, game_id)
+        await drop(redis, game_id)
 
 
+@pytest.mark.parametrize("other", ["another head", "the same head, other bytes"])
 async def test_a_different_copy_already_in_the_archive_is_not_completed(
-    archiver: Archiver, store: EventStore, redis: "aioredis.Redis", postgres: Postgres
-) -> None:
+    other: str, archiver: Archiver, recording: Recording, store: EventStore,
+    redis: "aioredis.Redis", postgres: Postgres,
+) -> None:  # fmt: skip
     """ON CONFLICT DO NOTHING keeps a row already there; the read-back inside the transaction
-    sees that it is not the store's (a game row with another head, put there as the
-    operator) and rolls back: no event or command id of the game is added to it."""
-    from psycopg.conninfo import make_conninfo
-
+    sees that it is not the store's (a row with another head, or the store's head over a log
+    with one body changed, put there as the operator) and rolls back: the row stays as it was
+    and no Forget is asked."""
     stored = await imported(store, redis, "yavoch-full-v1")
     game_id = stored[0].game_id
     await purge(postgres, game_id)
-    url = make_conninfo(postgres.superuser, dbname=access.PG_DATABASE)
+    entries, _, commands = await read_raw(redis, game_id)
     try:
-        async with await psycopg.AsyncConnection.connect(url) as conn:
-            await conn.execute(
-                "INSERT INTO archived_games (game_id, ruleset, chain, head_version, head_hash, "
-                "created_at, sealed_at) VALUES (%s, 'yavoch', '1', 1, %s, now(), now())",
-                (game_id, "0" * 64),
-            )
+        if other == "another head":
+            await put_row(postgres, game_id, (2, "0" * 64), entries[:2], {})
+        else:
+            changed = [(i, {**f, b"body": f[b"body"] + b" "} if i == b"0-5" else f)
+                       for i, f in entries]  # fmt: skip
+            await put_row(postgres, game_id, (len(stored), stored[-1].hash), changed, commands)
+        there = await archived_row(postgres, game_id)
         copy = await archiver.read(game_id)
-        with pytest.raises(Mismatch, match="head"):
+        with pytest.raises(Mismatch, match="head" if other == "another head" else "log"):
             await archiver.write(copy)
-        archived = await rows(postgres, game_id)
-        assert archived["archived_events"] == archived["archived_commands"] == []
+        assert await archived_row(postgres, game_id) == there
+        assert recording.asked == []
     finally:
         await purge(postgres, game_id)
-        await forget(redis, game_id)
+        await drop(redis, game_id)

@@ -12,8 +12,8 @@ from services.client.client import Client
 @pytest.mark.parametrize(
     ("name", "endpoints"),
     [
-        (subjects.RULES_SERVICE, {"create", "act", "read", "view", "keys"}),
-        (subjects.RANDOM_SERVICE, {"seed", "draw", "reveal"}),
+        (subjects.RULES_SERVICE, {"create", "act", "read", "view", "keys", "forget"}),
+        (subjects.RANDOM_SERVICE, {"seed", "draw", "reveal", "forget"}),
         (subjects.MATCH_SERVICE, {"enqueue", "cancel"}),
     ],
 )

@@ -1,6 +1,7 @@
 """Event store conformance: run against whatever Redis-compatible server the session has."""
 
 import asyncio
+import time
 import uuid
 
 import msgspec
@@ -11,7 +12,7 @@ from contracts.events import GameCreated, GameEnded, GameSealed
 from domain import fairplay
 from domain.audit import chain_entries
 from services.runtime.embedded import start_valkey
-from services.runtime.eventstore import Appended, Conflict, EventStore, NewEvent
+from services.runtime.eventstore import Appended, Conflict, EventStore, NewEvent, StaleCreate
 from services.runtime.keys import commands_key, log_key, meta_key
 
 
@@ -190,20 +191,37 @@ async def test_acknowledged_event_survives_a_server_crash(tmp_path) -> None:  # 
         server.stop()
 
 
+async def test_a_create_more_than_five_minutes_past_its_time_appends_nothing(
+    store: EventStore,
+) -> None:
+    """append.lua refuses a create whose time is over 5 minutes behind the store's clock (a
+    removed game's tombstone outlives that window: the create's look in the archive cannot be
+    stale); nothing is written, and the same create made in time is applied."""
+    g = gid()
+    t = int(time.time() * 1000)
+    with pytest.raises(StaleCreate, match="5 minutes"):
+        await store.append(g, 0, fairplay.genesis_hash(g), "c1", [ev(1)], time_ms=t - 301_000)
+    assert not await store.redis.exists(log_key(g), meta_key(g), commands_key(g))
+    r = await store.append(g, 0, fairplay.genesis_hash(g), "c1", [ev(1)], time_ms=t - 290_000)
+    assert isinstance(r, Appended)
+    assert r.version == 1
+
+
 # -- hash chain v2: new games cover ts and cmd; games begun under v1 stay v1 ----------------------
 
 
 async def test_a_new_game_is_chained_under_v2_and_says_so_in_its_meta(store: EventStore) -> None:
     """The create append writes meta `chain` = 2; every entry's hash covers its ts and cmd."""
     g = gid()
-    r = await store.append(g, 0, fairplay.genesis_hash(g), "c1", [ev(1)], time_ms=1_000)
+    t = int(time.time() * 1000)  # a create is made within 5 minutes of its time
+    r = await store.append(g, 0, fairplay.genesis_hash(g), "c1", [ev(1)], time_ms=t)
     assert isinstance(r, Appended)
-    r = await store.append(g, 1, r.hash, "c2", [ev(2)], seal=True, time_ms=2_000)
+    r = await store.append(g, 1, r.hash, "c2", [ev(2)], seal=True, time_ms=t + 1_000)
     assert isinstance(r, Appended)
     assert await store.redis.hget(meta_key(g), "chain") == b"2"
     stored = await store.read(g)
-    assert [(s.time_ms, s.command_id) for s in stored] == [(1_000, "c1"), (2_000, "c2"),
-                                                           (2_000, "c2")]  # fmt: skip
+    assert [(s.time_ms, s.command_id) for s in stored] == [(t, "c1"), (t + 1_000, "c2"),
+                                                           (t + 1_000, "c2")]  # fmt: skip
     prev = fairplay.genesis_hash(g)
     for s in stored:
         expected = fairplay.chain_hash_v2(s.version, prev, s.type, bytes(s.body), s.time_ms,

@@ -322,10 +322,21 @@ function challengeTable(challenges, error, refresh) {
     rows.length ? rows : h("tr", {}, h("td", { colspan: 4 }, "none yet")));
 }
 
+// A listed game: its ruleset and variant (from the read model, when the gateway has one), who
+// sits where (in your games: your opponents), its result or "in play", and when it began.
 function gameList(title, games) {
+  const line = (g) => {
+    const what = g.ruleset ? `${g.ruleset}${g.variant ? ` (${g.variant})` : ""}` : g.game_id;
+    const others = g.seated.filter((s) => s.seat !== g.seat).map((s) => s.name || "anonymous");
+    const who = others.length ? `${g.seat === null ? "" : "against "}${others.join(", ")}` : "";
+    const result = g.result ? `${g.result}${g.reason ? ` by ${g.reason}` : ""}`
+                            : (g.ruleset ? "in play" : "");
+    const when = g.created_ms ? new Date(g.created_ms).toLocaleString() : "";
+    return h("li", {}, h("a", { href: `#/games/${g.game_id}`, title: g.game_id }, what),
+             ...[who, result, when].filter(Boolean).map((t) => ` · ${t}`));
+  };
   return h("section", {}, h("h2", {}, title),
-           games.length ? h("ul", {}, games.map((g) => h("li", {}, h("a", { href: `#/games/${g}` }, g))))
-                        : h("p", {}, "none"));
+           games.length ? h("ul", {}, games.map(line)) : h("p", {}, "none"));
 }
 
 // -- the game page ---------------------------------------------------------------------------

@@ -1,0 +1,50 @@
+"""`python -m services.projector` (DATABASE_URL: PostgreSQL as the `projector` role)."""
+
+import asyncio
+from collections.abc import Coroutine
+from typing import Any
+
+import redis.asyncio as aioredis
+from nats.aio.client import Client as NATS
+
+from contracts import subjects
+from services.projector.projections import Notice, Projector
+from services.runtime.archived import ArchiveReader
+from services.runtime.config import ConfigError, Settings
+from services.runtime.eventstore import EventStore
+from services.runtime.service import ServiceApp, main
+
+
+async def build(nc: NATS, redis: "aioredis.Redis", settings: Settings) -> ServiceApp:
+    if not settings.database_url:
+        raise ConfigError("the projector needs DATABASE_URL (PostgreSQL as the projector role)")
+    # Logs are read hot, or from the archive once their game has left Valkey.
+    archive = ArchiveReader(settings.database_url)
+    projector = Projector(EventStore(redis, archive=archive), redis, settings.database_url)
+    await projector.connection()  # fail fast on a wrong URL or password
+    app = ServiceApp(nc, subjects.PROJECTOR_SERVICE, "Projects the logs into the read model")
+    wire(app, projector, settings.project_s)
+    app.on_close.append(archive.close)
+    return app
+
+
+def wire(app: ServiceApp, projector: Projector, project_s: float) -> None:
+    """A notice marks its game to catch up; one worker drains the marked games, so a burst of
+    notices of one game is one transaction. The sweep (at start, then every `project_s`) finds
+    what notices missed. The worker runs in a task the drain waits for: a SIGTERM finishes the
+    games marked (within the drain's time) and takes no notice more."""
+
+    def spawn(work: "Coroutine[Any, Any, None]") -> "asyncio.Task[None]":
+        task = asyncio.create_task(work)
+        app.inflight.add(task)
+        task.add_done_callback(app.inflight.discard)
+        return task
+
+    projector.spawn = spawn
+    app.follow(subjects.all_game_events(), Notice, projector.noticed)
+    app.every(project_s, projector.sweep)
+    app.on_close.append(projector.close)
+
+
+if __name__ == "__main__":
+    main(build)
