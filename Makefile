@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test test-long test-faults bench screenshots lint schema clean
+.PHONY: run test test-long test-faults bench bench-archive screenshots lint schema clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -37,6 +37,12 @@ test-faults: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python -m tests.bench.run
 	$(BIN)/python -m tests.bench.gateway
+
+# Issue 21's figures against one embedded stack: Valkey bytes left per finished game once
+# archived, PostgreSQL bytes per archived game, the archive backlog, used_memory over 20,000
+# short games, and reading/replaying an archived game against Valkey.
+bench-archive: $(STAMP)
+	$(BIN)/python -m tests.bench.archive --games 1000 --flat-games 20000
 
 # Each board in a browser, from a stack of its own, into docs/screenshots/.
 screenshots: $(STAMP) $(CHROMIUM)

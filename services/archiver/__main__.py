@@ -1,7 +1,5 @@
 """`python -m services.archiver` (DATABASE_URL: PostgreSQL as the `archiver` role)."""
 
-import asyncio
-
 import redis.asyncio as aioredis
 from nats.aio.client import Client as NATS
 
@@ -22,18 +20,13 @@ async def build(nc: NATS, redis: "aioredis.Redis", settings: Settings) -> Servic
 
 
 def wire(app: ServiceApp, archiver: Archiver, archive_s: float) -> None:
-    """A GameSealed notice archives its game at once; the sweep (at start, then every
-    `archive_s`) finds what a notice missed: sealed while the archiver was down, or lost. Each
-    game's archive runs in a task the drain waits for: a SIGTERM finishes the game in hand and
-    starts no other."""
+    """A GameSealed notice marks its game to archive; one worker archives the marked games a
+    batch at a time. The sweep (at start, then every `archive_s`) finds what a notice missed:
+    sealed while the archiver was down, or lost, or not removed. The worker runs in a task the
+    drain waits for: a SIGTERM finishes the batch in hand and starts no other."""
 
-    def spawn(game_id: str) -> "asyncio.Task[None]":
-        task = asyncio.create_task(archiver.run(game_id))
-        app.inflight.add(task)
-        task.add_done_callback(app.inflight.discard)
-        return task
-
-    archiver.spawn = spawn
+    archiver.spawn = app.spawn
+    app.on_drain.append(archiver.stop)
     app.follow(subjects.all_game_events(), Notice, archiver.noticed)
     app.every(archive_s, archiver.sweep)
     app.on_close.append(archiver.close)

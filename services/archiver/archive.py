@@ -20,8 +20,9 @@ whole in both places; the next sweep asks again. Reads fall through to the archi
 
 import asyncio
 import contextlib
+import itertools
 from collections import Counter
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -52,6 +53,8 @@ log = structlog.get_logger()
 REQUIRED = (b"g", b"v", b"type", b"body", b"cmd", b"ts", b"h")
 OPTIONAL = (b"act",)
 INDEX_PAGE = 1000
+BATCH = 64  # games read, written in one transaction, then removed, at a time
+FORGETS = 16  # removals asked of the rules service at once
 
 
 class Refused(Exception):
@@ -109,7 +112,7 @@ class GameCopy:
                 head.version, head.hash, _text(meta, "result"), _text(meta, "reason"),
                 _time(self.stored[0].time_ms), _time(head.time_ms), archived.FORMAT,
                 archived.pack_log(self.entries),
-                archived.pack_commands(self.commands))  # fmt: skip
+                archived.pack_commands(self.commands, self.entries))  # fmt: skip
 
 
 INSERT_GAME = (
@@ -192,14 +195,17 @@ def verify(
     return GameCopy(game_id, entries, dict(meta), dict(commands), stored)
 
 
-async def write(conn: "psycopg.AsyncConnection[Any]", copy: GameCopy,
+async def write(conn: "psycopg.AsyncConnection[Any]", copies: list[GameCopy],
                 check: "Callable[[psycopg.AsyncCursor[Any], GameCopy], Any] | None" = None,
                 ) -> None:  # fmt: skip
-    """The game's row in one transaction, idempotently; committed only if the row read back
-    (`check`, by default `same_rows`) is the copy."""
+    """The games' rows in one transaction, idempotently; committed only if every row read
+    back (`check`, by default `same_rows`) is its copy."""
+    if not copies:
+        return
     async with conn.transaction(), conn.cursor() as cur:
-        await cur.execute(INSERT_GAME, copy.row())
-        await (check or same_rows)(cur, copy)
+        await cur.executemany(INSERT_GAME, [c.row() for c in copies])
+        for copy in copies:
+            await (check or same_rows)(cur, copy)
 
 
 async def same_rows(cur: "psycopg.AsyncCursor[Any]", copy: GameCopy) -> None:
@@ -215,13 +221,16 @@ async def same_rows(cur: "psycopg.AsyncCursor[Any]", copy: GameCopy) -> None:
         raise Mismatch("the archived game's head is not the store's")
     if archived.unpack_log(bytes(row[3]), row[2]) != copy.entries:
         raise Mismatch("the archived log is not the stored entries")
-    if archived.unpack_commands(bytes(row[4]), row[2]) != copy.commands:
+    if archived.unpack_commands(bytes(row[4]), row[2], copy.entries) != copy.commands:
         raise Mismatch("the archived command ids are not the stored ones")
 
 
 class Archiver:
-    """Finds sealed games not yet archived and copies them, one at a time, on one PostgreSQL
-    connection (as the `archiver` role: SELECT and INSERT on the archive, nothing more)."""
+    """Finds sealed games still in Valkey, copies them into the archive and has their keys
+    removed, a batch at a time: up to BATCH games read from Valkey, written in one
+    transaction (one commit, one fsync, for all of them), then FORGETS removals asked at
+    once. One PostgreSQL connection, as the `archiver` role (SELECT and INSERT on the
+    archive, nothing more)."""
 
     def __init__(self, redis: "aioredis.Redis", database_url: str,
                  forget: "Callable[[str, int, str], Awaitable[None]]") -> None:  # fmt: skip
@@ -230,15 +239,15 @@ class Archiver:
         # Asks for the game's hot keys to be removed (bus_forget); NotForgotten when they stay.
         self.forget = forget
         self.conn: psycopg.AsyncConnection[Any] | None = None
-        self.lock = asyncio.Lock()  # one game in hand at a time
+        self.lock = asyncio.Lock()  # one batch in hand at a time, on the one connection
+        self.due: dict[str, None] = {}  # games to archive, in the order they were cued
+        self.worker: asyncio.Task[None] | None = None
+        self.closing = False  # the drain began: finish the batch in hand, start no other
         self.refused: set[str] = set()  # refused by this process: logged once, not retried
         self.totals: Counter[str] = Counter()
-        # How a game's archive is run: in a task the service's drain waits for (set by build).
-        self.spawn: Callable[[str], asyncio.Task[None]] = self._task
+        # How the worker runs: in a task the service's drain waits for (set by wire()).
+        self.spawn: Callable[[Coroutine[Any, Any, None]], asyncio.Task[None]] = asyncio.create_task
         self.check: Callable[[psycopg.AsyncCursor[Any], GameCopy], Any] = same_rows
-
-    def _task(self, game_id: str) -> "asyncio.Task[None]":
-        return asyncio.create_task(self.run(game_id))
 
     async def connection(self) -> "psycopg.AsyncConnection[Any]":
         if self.conn is None or self.conn.closed or self.conn.broken:
@@ -251,7 +260,7 @@ class Archiver:
         return await read_game(self.redis, game_id)
 
     async def write(self, copy: GameCopy) -> None:
-        await write(await self.connection(), copy, self.check)
+        await write(await self.connection(), [copy], self.check)
 
     async def close(self) -> None:
         if self.conn is not None:
@@ -286,15 +295,40 @@ class Archiver:
             out += [g for g in page if g not in self.refused]
         return out
 
+    # -- cues -------------------------------------------------------------------------------
+
+    def noticed(self, notice: Notice) -> None:
+        """A committed event's notice: a GameSealed is the cue to archive its game now."""
+        if notice.type == "GameSealed":
+            self.mark([notice.game_id])
+
+    def mark(self, game_ids: list[str]) -> None:
+        if self.closing:
+            return
+        self.due.update(dict.fromkeys(game_ids))
+        if self.due and (self.worker is None or self.worker.done()):
+            self.worker = self.spawn(self._work())
+
+    async def _work(self) -> None:
+        while self.due and not self.closing:
+            batch = list(itertools.islice(self.due, BATCH))
+            for game_id in batch:
+                del self.due[game_id]
+            await self.archive_batch(batch)
+
+    def stop(self) -> None:
+        """The drain began: the batch in hand is finished, no other is started."""
+        self.closing = True
+
     async def sweep(self) -> None:
         """Archive every sealed game still in Valkey: what a notice missed (the archiver was
-        down, or the notice lost) or a removal that did not happen is found here. Each game
-        runs in a task the drain waits for, so a SIGTERM finishes the game in hand and starts
-        no other."""
+        down, or the notice lost) or a removal that did not happen is found here."""
         pending = await self.pending()
         before = self.totals.copy()
-        for game_id in pending:
-            await asyncio.shield(self.spawn(game_id))
+        if pending:
+            self.mark(pending)
+            if self.worker is not None:
+                await asyncio.shield(self.worker)
         if pending or self.totals != before:
             log.info("archive sweep", pending=len(pending), **self.counts(before))
 
@@ -304,68 +338,107 @@ class Archiver:
                for k in ("archived", "already", "kept", "refused", "failed")}  # fmt: skip
         return {**now, **{f"total_{k}": v for k, v in self.totals.items()}}
 
-    def noticed(self, notice: Notice) -> None:
-        """A committed event's notice: a GameSealed is the cue to archive its game now."""
-        if notice.type == "GameSealed":
-            self.spawn(notice.game_id)
-
-    async def run(self, game_id: str) -> None:
-        await self.archive(game_id)
+    # -- archiving --------------------------------------------------------------------------
 
     async def archive(self, game_id: str) -> str:
-        """Archive one game and have its hot keys removed: "archived", "already" (in the
-        archive before: its keys are removed now), "gone" (removed before), "kept" (archived,
-        but its keys stay until the next sweep), "unsealed" (in play: left alone), "refused"
-        (it does not verify: not archived), "failed" (a server failed: tried again next
-        sweep)."""
-        async with self.lock:
-            with structlog.contextvars.bound_contextvars(game_id=game_id):
-                outcome = await self._archive(game_id)
-                self.totals[outcome] += 1
-                return outcome
+        """Archive one game and have its hot keys removed (see archive_batch)."""
+        return (await self.archive_batch([game_id]))[game_id]
 
-    async def _archive(self, game_id: str) -> str:
+    async def archive_batch(self, game_ids: list[str]) -> dict[str, str]:
+        """Archive games and have their hot keys removed; each game's outcome: "archived",
+        "already" (in the archive before: its keys are removed now), "gone" (removed before),
+        "kept" (archived, but its keys stay until the next sweep), "unsealed" (in play: left
+        alone), "refused" (it does not verify: not archived), "failed" (a server failed:
+        tried again next sweep)."""
+        async with self.lock:
+            outcomes = await self._batch(game_ids)
+            self.totals.update(outcomes.values())
+            return outcomes
+
+    async def _batch(self, game_ids: list[str]) -> dict[str, str]:
+        out = {g: "refused" for g in game_ids if g in self.refused}
+        todo = [g for g in game_ids if g not in out]
+        reads = await asyncio.gather(*(self.read(g) for g in todo), return_exceptions=True)
+        copies: list[GameCopy] = []
+        removals: dict[str, tuple[int, str]] = {}  # game -> the head its Forget names
+        for game_id, read in zip(todo, reads, strict=True):
+            with structlog.contextvars.bound_contextvars(game_id=game_id):
+                match read:
+                    case GameCopy():
+                        copies.append(read)
+                    case Gone(head=None):
+                        out[game_id] = "gone"
+                    case Gone(head=head) if head is not None:  # its last steps may be due
+                        out[game_id], removals[game_id] = "gone", head
+                    case NotSealed():
+                        out[game_id] = "unsealed"
+                    case Refused():
+                        self.refused.add(game_id)
+                        log.error("ARCHIVE REFUSED: the game's keys do not verify against its "
+                                  "seal; it stays in the hot store only", reason=str(read),
+                                  refused_total=self.totals["refused"] + 1)  # fmt: skip
+                        out[game_id] = "refused"
+                    case redis.exceptions.RedisError() | OSError():
+                        log.warning("archive failed; tried again next sweep", error=repr(read))
+                        out[game_id] = "failed"
+                    case BaseException():
+                        raise read
+        if copies:
+            out |= await self._commit(copies)
+            removals |= {c.game_id: (c.head.version, c.head.hash) for c in copies
+                         if out[c.game_id] in ("archived", "already")}  # fmt: skip
+        out |= await self._remove(removals, out)
+        return out
+
+    async def _commit(self, copies: list[GameCopy]) -> dict[str, str]:
+        """The copies not archived yet written in one transaction: each "archived",
+        "already" or "failed". A copy whose read-back differs (Mismatch) rolls the batch back;
+        each is then written on its own, so the others still go in."""
         try:
-            if game_id in self.refused:
-                return "refused"
-            copy = await self.read(game_id)
-            outcome = "already" if await self.archived([game_id]) else "archived"
-            if outcome == "archived":
-                await self.write(copy)
-                log.info("archived", version=copy.head.version, head=copy.head.hash,
-                         commands=len(copy.commands))  # fmt: skip
-            await self.forget(game_id, copy.head.version, copy.head.hash)
-        except Gone as exc:  # still indexed: the removal's last steps (draws, index) are due
-            if exc.head is None:
-                return "gone"
+            done = await self.archived([c.game_id for c in copies])
+            new = [c for c in copies if c.game_id not in done]
+            out = {c.game_id: "already" for c in copies if c.game_id in done}
             try:
-                await self.forget(game_id, *exc.head)
-            except NotForgotten as again:
-                log.warning("removed; its last steps wait for the next sweep", reason=str(again))
-                return "kept"
-            return "gone"
-        except NotSealed:
-            return "unsealed"
-        except Refused as exc:
-            self.refused.add(game_id)
-            log.error("ARCHIVE REFUSED: the game's keys do not verify against its seal; "
-                      "it stays in the hot store only", reason=str(exc),
-                      refused_total=self.totals["refused"] + 1)  # fmt: skip
-            return "refused"
+                await write(await self.connection(), new, self.check)
+            except Mismatch:
+                if len(new) == 1:
+                    raise
+                for copy in new:
+                    out |= await self._commit([copy])
+                return out
         except Mismatch as exc:
             log.error("archive rolled back: the archive's rows are not the store's",
-                      reason=str(exc))  # fmt: skip
-            return "failed"
-        except NotForgotten as exc:
-            log.warning("archived; its hot keys stay until the next sweep", reason=str(exc))
-            return "kept"
-        except (psycopg.Error, OSError, redis.exceptions.RedisError) as exc:
-            log.warning("archive failed; tried again next sweep", error=repr(exc))
+                      game_id=copies[0].game_id, reason=str(exc))  # fmt: skip
+            return {c.game_id: "failed" for c in copies}
+        except (psycopg.Error, OSError) as exc:
+            log.warning("archive failed; tried again next sweep", error=repr(exc),
+                        games=len(copies))  # fmt: skip
             if self.conn is not None and self.conn.broken:
                 with contextlib.suppress(psycopg.Error):
                     await self.conn.close()
-            return "failed"
-        return outcome
+            return {c.game_id: "failed" for c in copies}
+        for copy in new:
+            out[copy.game_id] = "archived"
+            log.info("archived", game_id=copy.game_id, version=copy.head.version,
+                     head=copy.head.hash, commands=len(copy.commands))  # fmt: skip
+        return out
+
+    async def _remove(self, removals: dict[str, tuple[int, str]], out: dict[str, str]
+                      ) -> dict[str, str]:  # fmt: skip
+        """Forget for each game, FORGETS at once: "kept" where its keys stay."""
+        slots = asyncio.Semaphore(FORGETS)
+
+        async def one(game_id: str, head: tuple[int, str]) -> tuple[str, str]:
+            async with slots:
+                try:
+                    await self.forget(game_id, *head)
+                except NotForgotten as exc:
+                    log.warning("archived; its hot keys stay until the next sweep",
+                                game_id=game_id, reason=str(exc))  # fmt: skip
+                    return game_id, "kept"
+                return game_id, out[game_id]
+
+        return dict(await asyncio.gather(*(one(g, h) for g, h in removals.items())))
 
 
 def bus_forget(nc: "NATS", timeout: float = 30.0) -> "Callable[[str, int, str], Awaitable[None]]":

@@ -336,6 +336,8 @@ def import_game(file: Path) -> None:
         raise typer.Exit(1)
 
     async def run(store: EventStore) -> None:
+        if await store.archived(game_id) is not None:  # its keys may be gone from Valkey
+            raise GameExists(f"game {game_id} is in the archive")
         await store.import_log(stored)
 
     try:

@@ -1,9 +1,5 @@
 """`python -m services.projector` (DATABASE_URL: PostgreSQL as the `projector` role)."""
 
-import asyncio
-from collections.abc import Coroutine
-from typing import Any
-
 import redis.asyncio as aioredis
 from nats.aio.client import Client as NATS
 
@@ -34,13 +30,7 @@ def wire(app: ServiceApp, projector: Projector, project_s: float) -> None:
     what notices missed. The worker runs in a task the drain waits for: a SIGTERM finishes the
     games marked (within the drain's time) and takes no notice more."""
 
-    def spawn(work: "Coroutine[Any, Any, None]") -> "asyncio.Task[None]":
-        task = asyncio.create_task(work)
-        app.inflight.add(task)
-        task.add_done_callback(app.inflight.discard)
-        return task
-
-    projector.spawn = spawn
+    projector.spawn = app.spawn
     app.follow(subjects.all_game_events(), Notice, projector.noticed)
     app.every(project_s, projector.sweep)
     app.on_close.append(projector.close)

@@ -57,6 +57,7 @@ from services.runtime.eventstore import (
     EventStore,
     NewEvent,
     StaleCreate,
+    parse_entry,
     read_raw,
 )
 from services.runtime.keys import meta_key
@@ -352,23 +353,23 @@ class Rules:
         committed): only if the archive's copy is the keys' exactly (every entry's stored
         bytes, every command id) and the game is sealed at that head, which forget.lua checks
         again as it removes them. Idempotent: a game removed before is Forgotten again."""
-        archived = await self.store.archived(req.game_id)
+        if self.store.archive is None:
+            return error(ErrorCode.NOT_ARCHIVED, f"game {req.game_id} is not removed: this "
+                         "rules service reads no archive (DATABASE_URL)")  # fmt: skip
+        archived = await self.store.archive.exact(req.game_id)
         if archived is None:
-            reason = (
-                "this rules service reads no archive (DATABASE_URL)"
-                if self.store.archive is None
-                else "the archive does not hold it"
+            return error(
+                ErrorCode.NOT_ARCHIVED,
+                f"game {req.game_id} is not removed: the archive does not hold it",
             )
-            return error(ErrorCode.NOT_ARCHIVED, f"game {req.game_id} is not removed: {reason}")
-        entries, meta, commands = await read_raw(self.store.redis, req.game_id)
         if (archived.head_version, archived.head_hash) != (req.version, req.hash):
             return error(ErrorCode.NOT_ARCHIVED, f"the archive holds game {req.game_id} at "
                          f"version {archived.head_version}, not {req.version}")  # fmt: skip
+        entries, meta, commands = await read_raw(self.store.redis, req.game_id)
         if meta and b"archived" not in meta:
             if meta.get(b"sealed") != b"1":
                 return error(ErrorCode.IN_PLAY, f"game {req.game_id} is not sealed")
-            assert self.store.archive is not None  # it answered `archived` above
-            if await self.store.archive.exact(req.game_id) != (entries, commands):
+            if (archived.entries, archived.commands) != (entries, commands):
                 log.error("FORGET REFUSED: the archive's copy is not the hot keys'")
                 return error(ErrorCode.NOT_ARCHIVED, f"the archive's copy of {req.game_id} is "
                              "not the store's: its keys stay")  # fmt: skip
@@ -379,7 +380,8 @@ class Rules:
                 # before the end is answered with an error, and the archiver's next one (the
                 # game still indexed, its meta a tombstone) finishes it. With no meta at all
                 # (its tombstone lapsed) the randomness service cannot tell the game archived.
-                if created_event(archived.stored[0]).randomness and meta:
+                first = parse_entry(req.game_id, *archived.entries[0])
+                if created_event(first).randomness and meta:
                     try:
                         await self.randomness.forget(req.game_id)
                     except RandomnessUnavailable as exc:

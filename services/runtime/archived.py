@@ -2,10 +2,17 @@
 command ids are packed into its row, and the reader every service and the CLI fall through to
 once a game has left Valkey (services.runtime.eventstore.EventStore(archive=...)).
 
-A packed log is the stream's entries exactly as XRANGE returned them, `[entry id, {field:
-stored bytes}]` in order, as msgpack (whose bin type keeps every byte), zlib-compressed; the
-command ids likewise. Unpacking gives back the very bytes Valkey held, so the hash chain, the
-seal's signature and every receipt verify from the archive as they did from the hot store.
+A packed log is the stream's entries exactly as XRANGE returned them, laid out by column before
+zlib compresses it (_Log): an entry as append.lua and import_log write it (at stream id 0-<v>,
+the fields g, v, type, body, cmd, ts, h and maybe act, `g` the log's game id, `v` its version,
+`ts` a decimal number, `h` lowercase hex) keeps only what cannot be derived: its type (from a
+table), body and hash (32 raw bytes); its command id, time (a difference from the previous) and
+action once per run of entries that share them. Any other entry is kept whole, as it was (in
+`odd`), so unpacking gives back the very bytes Valkey held, whatever they were: the hash chain,
+the seal's signature and every receipt verify from the archive as they did from the hot store.
+The command ids likewise: a receipt "<first> <last> <hash>" is three numbers' worth, and none
+when the log given to pack_commands implies it (the versions and last hash of the command's
+entries), which unpack_commands then needs again.
 """
 
 import asyncio
@@ -20,29 +27,215 @@ import msgspec
 from contracts.envelope import StoredEvent
 
 FORMAT: Final = 1  # archived_games.format of the layout below
-LEVEL: Final = 6  # zlib's default: most of level 9's size at a fraction of its time
+LEVEL: Final = 6  # zlib's default: level 9 saved under 0.5% on real logs, at more time
 
 Entries = list[tuple[bytes, dict[bytes, bytes]]]  # XRANGE's raw reply: entry id, fields
-_entries = msgspec.msgpack.Decoder(Entries)
-_commands = msgspec.msgpack.Decoder(dict[bytes, bytes])
+_FIELDS: Final = frozenset((b"g", b"v", b"type", b"body", b"cmd", b"ts", b"h"))
+_WITH_ACT: Final = _FIELDS | {b"act"}
+
+
+class _Log(msgspec.Struct, array_like=True, frozen=True):
+    """A log by column. The regular entries are the log's entries but the odd ones, in order;
+    entry i of the log (0-based) is regular when its id is 0-<i+1>, its v is i+1, its g is `g`,
+    its ts is canonical decimal (what int() and back give, under 20 digits), its h is
+    64 lowercase hex digits, and it has exactly the fields above (act or not)."""
+
+    g: bytes
+    types: list[bytes]  # the distinct types, as first met
+    kinds: list[int]  # per regular entry: its type's index in `types`
+    # Runs of regular entries with one command id, time and action (None: no act field):
+    # command id, time minus the previous run's (the first's minus 0), action, entries.
+    runs: list[tuple[bytes, int, bytes | None, int]]
+    bodies: list[bytes]  # per regular entry
+    hashes: bytes  # per regular entry, 32 bytes
+    odd: list[tuple[int, bytes, dict[bytes, bytes]]]  # index in the log, entry id, fields
+
+
+class _Commands(msgspec.Struct, array_like=True, frozen=True):
+    """Command ids. Those the log implies ("<first> <last> <h_last>" of its entries with that
+    command id, in canonical decimal) are `implied` (indexes into the log's command ids in order
+    of first appearance; only when packed with the log); the other canonical ones by column
+    (command id, first, last - first, hash as 32 bytes); any other verbatim."""
+
+    prefix: int  # the log's first `prefix` command ids are implied
+    implied: list[int]  # and these
+    keys: list[bytes]
+    firsts: list[int]
+    spans: list[int]
+    hashes: bytes
+    odd: list[tuple[bytes, bytes]]
+
+
+_log = msgspec.msgpack.Decoder(_Log)
+_cmds = msgspec.msgpack.Decoder(_Commands)
+_encode = msgspec.msgpack.Encoder().encode
+
+
+def _hash(h: bytes) -> bytes | None:
+    """A hash's 32 bytes when it is 64 lowercase hex digits (so they give it back), else None."""
+    if len(h) != 64:
+        return None
+    try:
+        raw = bytes.fromhex(h.decode("ascii"))
+    except (UnicodeDecodeError, ValueError):
+        return None
+    return raw if raw.hex().encode() == h else None
+
+
+def _number(text: bytes) -> int | None:
+    """A canonical decimal (what int() and back give, under 20 digits) as a number, else None."""
+    if not (0 < len(text) < 20 and text.isdigit()):
+        return None
+    n = int(text)
+    return n if b"%d" % n == text else None
+
+
+def _columns(entries: Entries) -> _Log:
+    g = next((f[b"g"] for _, f in entries if b"g" in f), b"")
+    types: dict[bytes, int] = {}
+    kinds: list[int] = []
+    runs: list[list[Any]] = []
+    bodies: list[bytes] = []
+    hashes: list[bytes] = []
+    odd: list[tuple[int, bytes, dict[bytes, bytes]]] = []
+    previous = 0
+    run: tuple[bytes, int, bytes | None] | None = None
+    for i, (entry_id, f) in enumerate(entries):
+        v = b"%d" % (i + 1)
+        keys = f.keys()
+        ts = _number(f.get(b"ts", b""))
+        raw = _hash(f.get(b"h", b""))
+        if (ts is None or raw is None or entry_id != b"0-" + v or f.get(b"v") != v
+                or f.get(b"g") != g or keys not in (_FIELDS, _WITH_ACT)):  # fmt: skip
+            odd.append((i, entry_id, f))
+            continue
+        this = (f[b"cmd"], ts, f.get(b"act"))
+        if this == run:
+            runs[-1][3] += 1
+        else:
+            runs.append([this[0], ts - previous, this[2], 1])
+            run, previous = this, ts
+        kinds.append(types.setdefault(f[b"type"], len(types)))
+        bodies.append(f[b"body"])
+        hashes.append(raw)
+    return _Log(g, list(types), kinds, [tuple(r) for r in runs],
+                bodies, b"".join(hashes), odd)  # fmt: skip
+
+
+def _entries(log: _Log) -> Entries:
+    out: Entries = []
+    odd = iter(log.odd)
+    pending = next(odd, None)
+    i = 0  # the next regular entry
+    ts = 0
+    g, types, bodies, hashes = log.g, log.types, log.bodies, log.hashes
+    for cmd, delta, act, count in log.runs:
+        ts += delta
+        time = b"%d" % ts
+        for _ in range(count):
+            while pending is not None and pending[0] == len(out):
+                out.append((pending[1], pending[2]))
+                pending = next(odd, None)
+            v = b"%d" % (len(out) + 1)
+            h = hashes[32 * i : 32 * i + 32].hex().encode()
+            fields = {b"g": g, b"v": v, b"type": types[log.kinds[i]], b"body": bodies[i],
+                      b"cmd": cmd, b"ts": time, b"h": h}  # fmt: skip
+            if act is not None:
+                fields[b"act"] = act
+            out.append((b"0-" + v, fields))
+            i += 1
+    while pending is not None:
+        out.append((pending[1], pending[2]))
+        pending = next(odd, None)
+    return out
 
 
 def pack_log(entries: Entries) -> bytes:
-    return zlib.compress(msgspec.msgpack.encode(entries), LEVEL)
-
-
-def pack_commands(commands: dict[bytes, bytes]) -> bytes:
-    return zlib.compress(msgspec.msgpack.encode(commands), LEVEL)
+    return zlib.compress(_encode(_columns(entries)), LEVEL)
 
 
 def unpack_log(blob: bytes, fmt: int = FORMAT) -> Entries:
     _known(fmt)
-    return _entries.decode(zlib.decompress(blob))
+    return _entries(_log.decode(zlib.decompress(blob)))
 
 
-def unpack_commands(blob: bytes, fmt: int = FORMAT) -> dict[bytes, bytes]:
+def _implied(entries: Entries) -> dict[bytes, bytes]:
+    """What the log implies of each of its command ids: "<first> <last> <h_last>", in order of
+    first appearance (an entry without cmd, v or h implies nothing for the log)."""
+    spans: dict[bytes, list[bytes]] = {}
+    for _, f in entries:
+        cmd, v, h = f.get(b"cmd"), f.get(b"v"), f.get(b"h")
+        if cmd is None or v is None or h is None:
+            return {}
+        if (span := spans.get(cmd)) is None:
+            spans[cmd] = [v, v, h]
+        else:
+            span[1], span[2] = v, h
+    return {cmd: b" ".join(span) for cmd, span in spans.items()}
+
+
+def pack_commands(commands: dict[bytes, bytes], entries: Entries | None = None) -> bytes:
+    """The command ids packed; with the game's log (`entries`), what it implies of them is left
+    out, and unpack_commands needs the same log back."""
+    implied = _implied(entries) if entries is not None else {}
+    order = {cmd: n for n, cmd in enumerate(implied)}
+    taken: list[int] = []
+    keys: list[bytes] = []
+    firsts: list[int] = []
+    spans: list[int] = []
+    hashes: list[bytes] = []
+    odd: list[tuple[bytes, bytes]] = []
+    for cmd, value in commands.items():
+        if implied.get(cmd) == value:
+            taken.append(order[cmd])
+            continue
+        parts = value.split(b" ")
+        if len(parts) == 3:
+            first, last, raw = _number(parts[0]), _number(parts[1]), _hash(parts[2])
+            if first is not None and last is not None and raw is not None and last >= first:
+                keys.append(cmd)
+                firsts.append(first)
+                spans.append(last - first)
+                hashes.append(raw)
+                continue
+        odd.append((cmd, value))
+    taken.sort()  # a dict's order is not kept (HGETALL's is the hash table's): log order packs
+    prefix = 0  # the log's first command ids, all implied: their number alone
+    while prefix < len(taken) and taken[prefix] == prefix:
+        prefix += 1
+    packed = _Commands(prefix, taken[prefix:], keys, firsts, spans, b"".join(hashes), odd)
+    return zlib.compress(_encode(packed), LEVEL)
+
+
+def unpack_commands(
+    blob: bytes, fmt: int = FORMAT, entries: Entries | None = None
+) -> dict[bytes, bytes]:
+    """The command ids (as a dict: their order is not kept); ValueError when they were packed
+    with the log and `entries` is not it."""
     _known(fmt)
-    return _commands.decode(zlib.decompress(blob))
+    packed = _cmds.decode(zlib.decompress(blob))
+    implied = _implied(entries) if entries is not None and _needs_log(packed) else {}
+    return _commands(packed, list(implied.items()))
+
+
+def _needs_log(packed: _Commands) -> bool:
+    return bool(packed.prefix or packed.implied)
+
+
+def _commands(packed: _Commands, implied: list[tuple[bytes, bytes]]) -> dict[bytes, bytes]:
+    out: dict[bytes, bytes] = {}
+    try:
+        for n in (*range(packed.prefix), *packed.implied):
+            cmd, value = implied[n]
+            out[cmd] = value
+    except IndexError:
+        raise ValueError("command ids packed with their log, unpacked without it") from None
+    hashes = packed.hashes
+    for i, (cmd, first, span) in enumerate(zip(packed.keys, packed.firsts, packed.spans,
+                                               strict=True)):  # fmt: skip
+        out[cmd] = b"%d %d %s" % (first, first + span, hashes[32 * i : 32 * i + 32].hex().encode())
+    out.update(packed.odd)
+    return out
 
 
 def _known(fmt: int) -> None:
@@ -72,20 +265,81 @@ class ArchivedGame:
     commands: dict[str, str]  # command id -> "<first> <last> <hash>"
 
 
+@dataclass(frozen=True, slots=True)
+class Exact:
+    """An archived game as stored: the head the archiver recorded, the log's entries and the
+    command ids, every byte as Valkey held it."""
+
+    head_version: int
+    head_hash: str
+    entries: Entries
+    commands: dict[bytes, bytes]
+
+
 _COLUMNS = "game_id, ruleset, result, created_at, head_version, head_hash, format, log, commands"
 
 
 def archived_game(row: tuple[Any, ...]) -> ArchivedGame:
     """An archived_games row (the columns of _COLUMNS) unpacked; CorruptEntry (from
     eventstore.parse_entry) naming an entry that does not parse."""
-    from services.runtime.eventstore import parse_entry
-
     game_id, ruleset, result, created_at, version, digest, fmt, log, commands = row
-    entries = unpack_log(bytes(log), fmt)
-    stored = tuple(parse_entry(game_id, entry_id, fields) for entry_id, fields in entries)
-    cmds = {k.decode(): v.decode() for k, v in unpack_commands(bytes(commands), fmt).items()}
+    _known(fmt)
+    packed = _log.decode(zlib.decompress(log))
+    packed_cmds = _cmds.decode(zlib.decompress(commands))
+    if (stored := _parsed(game_id, packed)) is not None:
+        implied = _implied_regular(packed) if _needs_log(packed_cmds) else []
+    else:  # an odd entry: each parsed as it is read from Valkey
+        from services.runtime.eventstore import parse_entry
+
+        entries = _entries(packed)
+        stored = tuple(parse_entry(game_id, entry_id, fields) for entry_id, fields in entries)
+        implied = list(_implied(entries).items()) if _needs_log(packed_cmds) else []
+    cmds = {k.decode(): v.decode() for k, v in _commands(packed_cmds, implied).items()}
     return ArchivedGame(game_id, ruleset, result or "", created_at, version, digest, stored,
                         cmds)  # fmt: skip
+
+
+def _implied_regular(log: _Log) -> list[tuple[bytes, bytes]]:
+    """_implied of a log without odd entries, from its runs."""
+    spans: dict[bytes, list[int]] = {}
+    start = 0
+    for cmd, _, _, count in log.runs:
+        if (span := spans.get(cmd)) is None:
+            spans[cmd] = [start + 1, start + count]
+        else:
+            span[1] = start + count
+        start += count
+    hashes = log.hashes
+    return [(cmd, b"%d %d %s" % (first, last, hashes[32 * last - 32 : 32 * last].hex().encode()))
+            for cmd, (first, last) in spans.items()]  # fmt: skip
+
+
+def _parsed(game_id: str, log: _Log) -> tuple[StoredEvent, ...] | None:
+    """The log's events, as eventstore.parse_entry parses its entries, when every entry is
+    regular and its text fields are UTF-8 (so none would be CorruptEntry); else None."""
+    if log.odd:
+        return None
+    try:
+        types = [t.decode() for t in log.types]
+        runs = [(cmd.decode(), delta, act.decode() if act is not None else "", count)
+                for cmd, delta, act, count in log.runs]  # fmt: skip
+    except UnicodeDecodeError:
+        return None
+    hexes = log.hashes.hex()
+    kinds, bodies = log.kinds, log.bodies
+    raw = msgspec.Raw
+    out: list[StoredEvent] = []
+    append = out.append
+    start = 0
+    ts = 0
+    for cmd, delta, act, count in runs:
+        ts += delta
+        for i in range(start, start + count):
+            append(StoredEvent(game_id=game_id, version=i + 1, type=types[kinds[i]],
+                               body=raw(bodies[i]), time_ms=ts, command_id=cmd,
+                               hash=hexes[64 * i : 64 * i + 64], action=act))  # fmt: skip
+        start += count
+    return tuple(out)
 
 
 class ArchiveReader:
@@ -111,7 +365,8 @@ class ArchiveReader:
                     self._conn = await psycopg.AsyncConnection.connect(
                         self.database_url, autocommit=True, connect_timeout=10
                     )
-                cur = await self._conn.execute(sql, params)
+                # binary: bytea as bytes, not hex text to parse
+                cur = await self._conn.execute(sql, params, binary=True)
                 return [tuple(r) for r in await cur.fetchall()]
             except psycopg.OperationalError as exc:
                 raise ArchiveUnavailable(f"PostgreSQL: {str(exc).strip()}") from exc
@@ -133,16 +388,19 @@ class ArchiveReader:
             self.cached_events -= len(self.cache.popitem(last=False)[1].stored)
         return game
 
-    async def exact(self, game_id: str) -> tuple[Entries, dict[bytes, bytes]] | None:
-        """The archived log's entries and command ids as stored, unparsed (never cached): what
-        a removal compares with Valkey's keys byte for byte."""
+    async def exact(self, game_id: str) -> "Exact | None":
+        """The archived head, log entries and command ids as stored, unparsed (never cached):
+        what a removal compares with Valkey's keys byte for byte."""
         rows = await self._query(
-            "SELECT format, log, commands FROM archived_games WHERE game_id = %s", (game_id,)
+            "SELECT head_version, head_hash, format, log, commands FROM archived_games "
+            "WHERE game_id = %s",
+            (game_id,),
         )
         if not rows:
             return None
-        fmt, log, commands = rows[0]
-        return unpack_log(bytes(log), fmt), unpack_commands(bytes(commands), fmt)
+        version, digest, fmt, log, commands = rows[0]
+        entries = unpack_log(log, fmt)
+        return Exact(version, digest, entries, unpack_commands(commands, fmt, entries))
 
     async def newest(self, limit: int) -> list[tuple[str, int, dict[str, str]]]:
         """The newest archived games: id, creation time (ms) and what `EventStore.games` lists

@@ -9,8 +9,8 @@ import contextlib
 import signal
 import sys
 import time
-from collections.abc import Awaitable, Callable
-from typing import TypeVar
+from collections.abc import Awaitable, Callable, Coroutine
+from typing import Any, TypeVar
 
 import msgspec
 import redis.asyncio as aioredis
@@ -43,6 +43,7 @@ class ServiceApp:
         self.service: Service | None = None
         self.inflight: set[asyncio.Task[None]] = set()
         self.on_close: list[Callable[[], Awaitable[None]]] = []  # run after the drain
+        self.on_drain: list[Callable[[], None]] = []  # told first when the drain begins
         self._endpoints: list[EndpointConfig] = []
         self._follows: list[tuple[str, Callable[[Msg], Awaitable[None]]]] = []
         self._subscriptions: list[Subscription] = []
@@ -96,9 +97,7 @@ class ServiceApp:
                 log.info("handled", reply=type(reply).__name__, ms=ms)
 
         async def spawn(request: MicroRequest) -> None:
-            task = asyncio.create_task(handle(request))
-            self.inflight.add(task)
-            task.add_done_callback(self.inflight.discard)
+            self.spawn(handle(request))
 
         self._endpoints.append(
             EndpointConfig(name=name, subject=subject, handler=spawn, queue_group=queue_group)
@@ -115,6 +114,13 @@ class ServiceApp:
                 log.exception("notification handler failed", subject=msg.subject)
 
         self._follows.append((subject, on_msg))
+
+    def spawn(self, work: "Coroutine[Any, Any, None]") -> "asyncio.Task[None]":
+        """Run `work` in a task the drain waits for (within its time), as a request's."""
+        task = asyncio.create_task(work)
+        self.inflight.add(task)
+        task.add_done_callback(self.inflight.discard)
+        return task
 
     def every(self, seconds: float, job: Callable[[], Awaitable[None]]) -> None:
         """Also run `job` at start and then every `seconds`, until the drain (a failure is
@@ -141,6 +147,8 @@ class ServiceApp:
 
     async def drain(self, timeout: float = DRAIN_S) -> None:
         """Stop intake, finish in-flight requests under a timeout, cancel stragglers."""
+        for begin in self.on_drain:
+            begin()
         for task in self._running_jobs:
             task.cancel()
         await asyncio.gather(*self._running_jobs, return_exceptions=True)

@@ -216,73 +216,47 @@ async def test_the_owner_cancels_its_ticket(victim: Client) -> None:
     assert not (await victim.request(subjects.MATCH_CANCEL, cancel, Cancelled)).found
 
 
-@pytest.mark.parametrize(
-    ("verb", "subject"),
-    [
-        ("subscribe", subjects.RULES_ACT),
-        ("subscribe", f"{subjects.PREFIX}.random.>"),
-        ("subscribe", subjects.all_seat_events()),
-        ("subscribe", subjects.all_match_assignments()),
-        ("subscribe", "_INBOX.>"),
-        ("subscribe", ">"),
-        ("publish", subjects.RULES_ACT),
-        ("publish", subjects.RULES_CREATE),
-        ("publish", subjects.RANDOM_DRAW),
-        ("publish", subjects.RANDOM_FORGET),
-        ("publish", subjects.game_events("g-forged")),
-    ],
-)
-async def test_the_archivers_user_only_hears_the_games_notices(
-    closed_stack: Callable[[str], Settings], verb: str, subject: str
-) -> None:
-    """Someone who took over the archiver may hear the public notices of committed events (its
-    cue), answer $SRV and ask the rules service to remove an archived game (Forget, whose
-    attacks are in tests/services/test_forget.py); it asks nothing else, publishes nothing else
-    and hears no request, seat or reply."""
-    archiver = await connect_as(closed_stack("archiver"))
-    try:
-        await archiver.listen(subjects.all_game_events())  # its own work: allowed
-        if verb == "subscribe":
-            await archiver.listen(subject)
-        else:
-            await archiver.nc.publish(subject, b"{}")
-            await archiver.nc.flush()
-        refusal = await archiver.refusal()
-        what = "subscription" if verb == "subscribe" else "publish"
-        assert f'permissions violation for {what} to "{subject.lower()}"' in refusal
-        assert len(archiver.refused) == 1  # the notices' subscription was not refused
-    finally:
-        await archiver.nc.close()
+COMMON = [
+    ("subscribe", subjects.RULES_ACT),
+    ("subscribe", subjects.all_seat_events()),
+    ("subscribe", subjects.all_match_assignments()),
+    ("subscribe", "_INBOX.>"),
+    ("publish", subjects.RULES_ACT),
+    ("publish", subjects.RULES_CREATE),
+    ("publish", subjects.game_events("g-forged")),
+]
 
 
 @pytest.mark.parametrize(
-    ("verb", "subject"),
+    ("role", "verb", "subject"),
     [
-        ("subscribe", subjects.RULES_ACT),
-        ("subscribe", subjects.all_seat_events()),
-        ("subscribe", subjects.all_match_assignments()),
-        ("subscribe", "_INBOX.>"),
-        ("publish", subjects.RULES_ACT),
-        ("publish", subjects.RULES_CREATE),
-        ("publish", subjects.game_events("g-forged")),
+        *(("archiver", *case) for case in COMMON),
+        ("archiver", "subscribe", f"{subjects.PREFIX}.random.>"),
+        ("archiver", "subscribe", ">"),
+        ("archiver", "publish", subjects.RANDOM_DRAW),
+        ("archiver", "publish", subjects.RANDOM_FORGET),
+        *(("projector", *case) for case in COMMON),
+        ("projector", "publish", subjects.RULES_FORGET),
     ],
 )
-async def test_the_projectors_user_only_hears_the_games_notices(
-    closed_stack: Callable[[str], Settings], verb: str, subject: str
+async def test_the_archiver_and_the_projector_only_hear_the_games_notices(
+    closed_stack: Callable[[str], Settings], role: str, verb: str, subject: str
 ) -> None:
-    """Someone who took over the projector may hear the public notices of committed events
-    (its cues) and answer $SRV; it publishes nothing and hears no request, seat or reply."""
-    projector = await connect_as(closed_stack("projector"))
+    """Someone who took over the archiver or the projector may hear the public notices of
+    committed events (their cue), answer $SRV, and (the archiver alone) ask the rules service
+    to remove an archived game (Forget, whose attacks are in tests/services/test_forget.py);
+    neither asks anything else, publishes anything else or hears a request, seat or reply."""
+    user = await connect_as(closed_stack(role))
     try:
-        await projector.listen(subjects.all_game_events())  # its own work: allowed
+        await user.listen(subjects.all_game_events())  # its own work: allowed
         if verb == "subscribe":
-            await projector.listen(subject)
+            await user.listen(subject)
         else:
-            await projector.nc.publish(subject, b"{}")
-            await projector.nc.flush()
-        refusal = await projector.refusal()
+            await user.nc.publish(subject, b"{}")
+            await user.nc.flush()
+        refusal = await user.refusal()
         what = "subscription" if verb == "subscribe" else "publish"
         assert f'permissions violation for {what} to "{subject.lower()}"' in refusal
-        assert len(projector.refused) == 1  # the notices' subscription was not refused
+        assert len(user.refused) == 1  # the notices' subscription was not refused
     finally:
-        await projector.nc.close()
+        await user.nc.close()

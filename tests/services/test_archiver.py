@@ -131,7 +131,7 @@ async def test_a_sealed_game_is_archived_byte_for_byte_and_twice_is_harmless(
         assert row is not None
         assert row["format"] == archived.FORMAT
         assert archived.unpack_log(bytes(row["log"]), row["format"]) == entries
-        assert archived.unpack_commands(bytes(row["commands"]), row["format"]) == commands
+        assert archived.unpack_commands(bytes(row["commands"]), row["format"], entries) == commands
         assert (row["game_id"], row["ruleset"], row["chain"], row["head_version"],
                 row["head_hash"], row["result"], row["reason"]) == (
             game_id, meta[b"ruleset"].decode(), meta[b"chain"].decode(), len(stored),
@@ -404,3 +404,40 @@ async def test_a_different_copy_already_in_the_archive_is_not_completed(
     finally:
         await purge(postgres, game_id)
         await drop(redis, game_id)
+
+
+async def test_a_batch_goes_in_one_transaction_and_one_bad_copy_keeps_out_only_itself(
+    archiver: Archiver, recording: Recording, store: EventStore, redis: "aioredis.Redis",
+    postgres: Postgres,
+) -> None:  # fmt: skip
+    """Sealed games archived together are written in one transaction (the read-back of each
+    sees the others' rows, uncommitted); when one game's read-back fails, the batch is rolled
+    back and each game written on its own: the others are archived and removed, that one is
+    not, and no Forget names it."""
+    names = ("chess3d-v1", "yavoch-full-v1", "yiora-complex-teams-v2")
+    games = [(await imported(store, redis, name))[0].game_id for name in names]
+    bad = games[1]
+    seen: list[set[str]] = []
+
+    async def check(cur: "psycopg.AsyncCursor[Any]", copy: GameCopy) -> None:
+        await cur.execute("SELECT game_id FROM archived_games WHERE game_id = ANY(%s)", (games,))
+        seen.append({row[0] for row in await cur.fetchall()})
+        if copy.game_id == bad:
+            raise Mismatch("injected for one game")
+        await same_rows(cur, copy)
+
+    for game_id in games:
+        await purge(postgres, game_id)
+    try:
+        archiver.check = check
+        outcomes = await archiver.archive_batch(games)
+        assert seen[0] == set(games)  # the first read-back: all three rows, one transaction
+        assert outcomes == {games[0]: "archived", bad: "failed", games[2]: "archived"}
+        assert sorted(recording.asked) == sorted([games[0], games[2]])
+        assert await archived_row(postgres, bad) is None
+        for game_id in (games[0], games[2]):
+            assert await archived_row(postgres, game_id) is not None
+    finally:
+        for game_id in games:
+            await purge(postgres, game_id)
+            await drop(redis, game_id)

@@ -160,7 +160,7 @@ async def test_an_archived_game_leaves_valkey_but_a_tombstone_its_seed_and_draws
         row = await archived_row(postgres, game_id)
         assert row is not None
         assert archived.unpack_log(bytes(row["log"]), row["format"]) == entries
-        assert archived.unpack_commands(bytes(row["commands"]), row["format"]) == commands
+        assert archived.unpack_commands(bytes(row["commands"]), row["format"], entries) == commands
         assert (row["head_version"], row["head_hash"]) == head
 
         assert await forgetting_archiver.archive(game_id) == "gone"
@@ -396,6 +396,18 @@ async def test_the_cli_reads_an_archived_game_from_the_archive_and_says_so(
         games = await asyncio.to_thread(cli, "games", "--limit", "100000")
         assert games.returncode == 0, games.stderr
         assert game_id in games.stdout
+
+        # Its export imported again, as the operator: refused, the archive holds the game (a
+        # second copy in Valkey would be read before the archive's).
+        env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
+        env |= {"TABULA_HOME": str(tmp_path), "NATS_URL": auditor.nats_url,
+                "REDIS_URL": auditor.redis_url, "DATABASE_URL": url,
+                "TABULA_ADMIN_REDIS_URL": archive_stack("admin").redis_url}  # fmt: skip
+        again = await asyncio.to_thread(subprocess.run, [TABULA, "import", str(path)], env=env,
+                                         capture_output=True, text=True, timeout=120)  # fmt: skip
+        assert again.returncode == 1, again.stdout
+        assert f"REFUSED: game {game_id} is in the archive" in again.stderr
+        assert await redis.exists(log_key(game_id)) == 0
 
         # Without the archive: not read, and said so (no "events 1..n are missing" from the
         # tombstone's head), so it is the archive the commands above read.
