@@ -36,7 +36,7 @@ from nats.aio.client import Client as NATS
 from nats.errors import Error as NATSError
 
 from contracts import subjects
-from contracts.commands import Forget, Forgotten
+from contracts.commands import Forget, ForgetGames, Forgotten, ForgottenGames
 from contracts.envelope import StoredEvent
 from contracts.events import GameSealed
 from domain import fairplay
@@ -53,8 +53,9 @@ log = structlog.get_logger()
 REQUIRED = (b"g", b"v", b"type", b"body", b"cmd", b"ts", b"h")
 OPTIONAL = (b"act",)
 INDEX_PAGE = 1000
+# Asks for games' hot keys to be removed: game -> None when they are, else why they stay.
+Forgetter = Callable[[dict[str, tuple[int, str]]], Awaitable[dict[str, str | None]]]
 BATCH = 64  # games read, written in one transaction, then removed, at a time
-FORGETS = 16  # removals asked of the rules service at once
 
 
 class Refused(Exception):
@@ -228,15 +229,15 @@ async def same_rows(cur: "psycopg.AsyncCursor[Any]", copy: GameCopy) -> None:
 class Archiver:
     """Finds sealed games still in Valkey, copies them into the archive and has their keys
     removed, a batch at a time: up to BATCH games read from Valkey, written in one
-    transaction (one commit, one fsync, for all of them), then FORGETS removals asked at
-    once. One PostgreSQL connection, as the `archiver` role (SELECT and INSERT on the
+    transaction (one commit, one fsync, for all of them), then their removals asked in one
+    Forget. One PostgreSQL connection, as the `archiver` role (SELECT and INSERT on the
     archive, nothing more)."""
 
-    def __init__(self, redis: "aioredis.Redis", database_url: str,
-                 forget: "Callable[[str, int, str], Awaitable[None]]") -> None:  # fmt: skip
+    def __init__(self, redis: "aioredis.Redis", database_url: str, forget: Forgetter) -> None:
         self.redis = redis
         self.database_url = database_url
-        # Asks for the game's hot keys to be removed (bus_forget); NotForgotten when they stay.
+        # Asks for games' hot keys to be removed (bus_forget): for each game, None when they
+        # are, else why they stay; NotForgotten when nobody answered.
         self.forget = forget
         self.conn: psycopg.AsyncConnection[Any] | None = None
         self.lock = asyncio.Lock()  # one batch in hand at a time, on the one connection
@@ -425,34 +426,36 @@ class Archiver:
 
     async def _remove(self, removals: dict[str, tuple[int, str]], out: dict[str, str]
                       ) -> dict[str, str]:  # fmt: skip
-        """Forget for each game, FORGETS at once: "kept" where its keys stay."""
-        slots = asyncio.Semaphore(FORGETS)
-
-        async def one(game_id: str, head: tuple[int, str]) -> tuple[str, str]:
-            async with slots:
-                try:
-                    await self.forget(game_id, *head)
-                except NotForgotten as exc:
-                    log.warning("archived; its hot keys stay until the next sweep",
-                                game_id=game_id, reason=str(exc))  # fmt: skip
-                    return game_id, "kept"
-                return game_id, out[game_id]
-
-        return dict(await asyncio.gather(*(one(g, h) for g, h in removals.items())))
+        """One Forget for the batch's games: "kept" where their keys stay."""
+        if not removals:
+            return {}
+        try:
+            refused = await self.forget(removals)
+        except NotForgotten as exc:
+            refused = dict.fromkeys(removals, str(exc))
+        for game_id, why in refused.items():
+            if why is not None:
+                log.warning("archived; its hot keys stay until the next sweep", game_id=game_id,
+                            reason=why)  # fmt: skip
+        return {g: out[g] if refused.get(g) is None else "kept" for g in removals}
 
 
-def bus_forget(nc: "NATS", timeout: float = 30.0) -> "Callable[[str, int, str], Awaitable[None]]":
-    """Forget on the bus (subjects.RULES_FORGET), answered by a rules replica; NotForgotten
-    for a refusal or no answer in time (a Forget is safe to send again)."""
+def bus_forget(nc: "NATS", timeout: float = 30.0) -> Forgetter:
+    """Forget on the bus (subjects.RULES_FORGET), one request for the games given (at most a
+    batch), answered by a rules replica: for each game None, or why its keys stay;
+    NotForgotten when nobody answered in time (a Forget is safe to send again)."""
     requester = Requester(nc, timeout=timeout, retries=0)
 
-    async def forget(game_id: str, version: int, digest: str) -> None:
-        req = Forget(game_id=game_id, version=version, hash=digest)
+    async def forget(heads: dict[str, tuple[int, str]]) -> dict[str, str | None]:
+        req = ForgetGames(games=[Forget(game_id=g, version=v, hash=h)
+                                 for g, (v, h) in heads.items()])  # fmt: skip
         try:
-            await requester.request(subjects.RULES_FORGET, req, Forgotten)
+            reply = await requester.request(subjects.RULES_FORGET, req, ForgottenGames)
         except TabulaError as exc:
             raise NotForgotten(str(exc)) from None
         except (NATSError, TimeoutError) as exc:
             raise NotForgotten(f"the rules service did not answer: {exc!r}") from None
+        return {g: None if isinstance(o, Forgotten) else f"{o.code}: {o.reason}"
+                for g, o in zip(heads, reply.outcomes, strict=True)}  # fmt: skip
 
     return forget

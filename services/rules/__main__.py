@@ -6,7 +6,7 @@ import redis.asyncio as aioredis
 from nats.aio.client import Client as NATS
 
 from contracts import subjects
-from contracts.commands import Act, CreateGame, Forget, GetKeys, GetView, ReadEvents
+from contracts.commands import Act, CreateGame, ForgetGames, GetKeys, GetView, ReadEvents
 from contracts.envelope import StoredEvent
 from services.rules.handlers import Rules
 from services.rules.tokens import shared_secret
@@ -30,7 +30,7 @@ async def build(nc: NATS, redis: "aioredis.Redis", settings: Settings) -> Servic
     app.endpoint("read", subjects.RULES_READ, ReadEvents, rules.read, q)
     app.endpoint("view", subjects.RULES_VIEW, GetView, rules.view, q)
     app.endpoint("keys", subjects.RULES_KEYS, GetKeys, rules.keys, q)
-    app.endpoint("forget", subjects.RULES_FORGET, Forget, rules.forget, q)
+    app.endpoint("forget", subjects.RULES_FORGET, ForgetGames, rules.forget, q)
     app.follow(subjects.all_game_events(), StoredEvent, rules.games.on_committed)
     app.every(settings.sweep_s, rules.sweep)
     return app

@@ -11,6 +11,7 @@ the randomness service (services.rules.randomness), then decides again with them
 become events, so replay never asks again.
 """
 
+import asyncio
 import hashlib
 import hmac
 import time
@@ -29,7 +30,9 @@ from contracts.commands import (
     Error,
     Events,
     Forget,
+    ForgetGames,
     Forgotten,
+    ForgottenGames,
     GetKeys,
     GetView,
     Keys,
@@ -48,6 +51,7 @@ from domain.core import table as tables
 from domain.registry import event_decoder, find_ruleset
 from services.rules.games import Game, Games
 from services.rules.randomness import RandomnessClient, RandomnessUnavailable
+from services.runtime.archived import Exact
 from services.runtime.codec import CorruptEntry, decode_event, encode
 from services.runtime.codec import created as created_event
 from services.runtime.eventstore import (
@@ -348,55 +352,60 @@ class Rules:
         )
         await self.publish(game, result, [event, sealed])
 
-    async def forget(self, req: Forget) -> Reply:
-        """Remove an archived game's keys from Valkey (the archiver asks, once its copy is
-        committed): only if the archive's copy is the keys' exactly (every entry's stored
+    async def forget(self, req: ForgetGames) -> Reply:
+        """Remove archived games' keys from Valkey (the archiver asks, once its copies are
+        committed): each only if the archive's copy is the keys' exactly (every entry's stored
         bytes, every command id) and the game is sealed at that head, which forget.lua checks
         again as it removes them. Idempotent: a game removed before is Forgotten again."""
         if self.store.archive is None:
-            return error(ErrorCode.NOT_ARCHIVED, f"game {req.game_id} is not removed: this "
-                         "rules service reads no archive (DATABASE_URL)")  # fmt: skip
-        archived = await self.store.archive.exact(req.game_id)
-        if archived is None:
-            return error(
-                ErrorCode.NOT_ARCHIVED,
-                f"game {req.game_id} is not removed: the archive does not hold it",
-            )
-        if (archived.head_version, archived.head_hash) != (req.version, req.hash):
-            return error(ErrorCode.NOT_ARCHIVED, f"the archive holds game {req.game_id} at "
-                         f"version {archived.head_version}, not {req.version}")  # fmt: skip
-        entries, meta, commands = await read_raw(self.store.redis, req.game_id)
-        if meta and b"archived" not in meta:
-            if meta.get(b"sealed") != b"1":
+            return error(ErrorCode.NOT_ARCHIVED, "no game is removed: this rules service reads "
+                         "no archive (DATABASE_URL)")  # fmt: skip
+        copies = await self.store.archive.exact([g.game_id for g in req.games])
+        outcomes = await asyncio.gather(*(self._forget(g, copies.get(g.game_id))
+                                          for g in req.games))  # fmt: skip
+        removed = sum(isinstance(o, Forgotten) for o in outcomes)
+        log.info("removed from the hot store", games=removed, refused=len(outcomes) - removed)
+        return ForgottenGames(outcomes=list(outcomes))
+
+    async def _forget(self, req: Forget, archived: Exact | None) -> Forgotten | Error:
+        with structlog.contextvars.bound_contextvars(game_id=req.game_id):
+            if archived is None:
+                return error(
+                    ErrorCode.NOT_ARCHIVED,
+                    f"game {req.game_id} is not removed: the archive does not hold it",
+                )
+            if (archived.head_version, archived.head_hash) != (req.version, req.hash):
+                return error(ErrorCode.NOT_ARCHIVED, f"the archive holds game {req.game_id} at "
+                             f"version {archived.head_version}, not {req.version}")  # fmt: skip
+            entries, meta, commands = await read_raw(self.store.redis, req.game_id)
+            if meta and b"archived" not in meta:
+                if meta.get(b"sealed") != b"1":
+                    return error(ErrorCode.IN_PLAY, f"game {req.game_id} is not sealed")
+                if (archived.entries, archived.commands) != (entries, commands):
+                    log.error("FORGET REFUSED: the archive's copy is not the hot keys'")
+                    return error(ErrorCode.NOT_ARCHIVED, f"the archive's copy of {req.game_id} "
+                                 "is not the store's: its keys stay")  # fmt: skip
+            outcome = await self.store.forget(req.game_id, req.version, req.hash)
+            if outcome == "in-play":
                 return error(ErrorCode.IN_PLAY, f"game {req.game_id} is not sealed")
-            if (archived.entries, archived.commands) != (entries, commands):
-                log.error("FORGET REFUSED: the archive's copy is not the hot keys'")
-                return error(ErrorCode.NOT_ARCHIVED, f"the archive's copy of {req.game_id} is "
-                             "not the store's: its keys stay")  # fmt: skip
-        outcome = await self.store.forget(req.game_id, req.version, req.hash)
-        match outcome:
-            case "forgotten" | "gone":
-                # Then the randomness service's keys, then the index: a Forget that stops
-                # before the end is answered with an error, and the archiver's next one (the
-                # game still indexed, its meta a tombstone) finishes it. With no meta at all
-                # (its tombstone lapsed) the randomness service cannot tell the game archived.
-                first = parse_entry(req.game_id, *archived.entries[0])
-                if created_event(first).randomness and meta:
-                    try:
-                        await self.randomness.forget(req.game_id)
-                    except RandomnessUnavailable as exc:
-                        return error(ErrorCode.UNAVAILABLE, f"game {req.game_id}'s keys are "
-                                     f"removed, its seed and draws not yet: {exc}")  # fmt: skip
-                await self.store.unindex(req.game_id)
-                log.info("removed from the hot store", outcome=outcome, version=req.version)
-                return Forgotten(game_id=req.game_id, version=req.version)
-            case "in-play":
-                return error(ErrorCode.IN_PLAY, f"game {req.game_id} is not sealed")
-            case _:  # "moved": its keys are not those compared
+            if outcome not in ("forgotten", "gone"):  # "moved": not the keys compared
                 return error(
                     ErrorCode.NOT_ARCHIVED,
                     f"game {req.game_id}'s keys changed while compared: {outcome}",
                 )
+            # Then the randomness service's keys, then the index: a removal that stops before
+            # the end is answered with an error, and the archiver's next Forget (the game still
+            # indexed, its meta a tombstone) finishes it. With no meta at all (its tombstone
+            # lapsed) the randomness service cannot tell the game archived.
+            first = parse_entry(req.game_id, *archived.entries[0])
+            if created_event(first).randomness and meta:
+                try:
+                    await self.randomness.forget(req.game_id)
+                except RandomnessUnavailable as exc:
+                    return error(ErrorCode.UNAVAILABLE, f"game {req.game_id}'s keys are "
+                                 f"removed, its seed and draws not yet: {exc}")  # fmt: skip
+            await self.store.unindex(req.game_id)
+            return Forgotten(game_id=req.game_id, version=req.version)
 
     async def read(self, req: ReadEvents) -> Reply:
         try:

@@ -19,7 +19,6 @@ import asyncio
 import zlib
 from collections import OrderedDict
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any, Final
 
 import msgspec
@@ -254,9 +253,7 @@ class ArchivedGame:
     """One archived game, unpacked and parsed: its log in version order and its command ids."""
 
     game_id: str
-    ruleset: str
     result: str
-    created_at: datetime
     # The head the archiver recorded (the meta's at the seal): a reader checks the log against
     # it, as it checks a hot log against the meta.
     head_version: int
@@ -276,13 +273,13 @@ class Exact:
     commands: dict[bytes, bytes]
 
 
-_COLUMNS = "game_id, ruleset, result, created_at, head_version, head_hash, format, log, commands"
+_COLUMNS = "game_id, result, head_version, head_hash, format, log, commands"
 
 
 def archived_game(row: tuple[Any, ...]) -> ArchivedGame:
     """An archived_games row (the columns of _COLUMNS) unpacked; CorruptEntry (from
     eventstore.parse_entry) naming an entry that does not parse."""
-    game_id, ruleset, result, created_at, version, digest, fmt, log, commands = row
+    game_id, result, version, digest, fmt, log, commands = row
     _known(fmt)
     packed = _log.decode(zlib.decompress(log))
     packed_cmds = _cmds.decode(zlib.decompress(commands))
@@ -295,8 +292,7 @@ def archived_game(row: tuple[Any, ...]) -> ArchivedGame:
         stored = tuple(parse_entry(game_id, entry_id, fields) for entry_id, fields in entries)
         implied = list(_implied(entries).items()) if _needs_log(packed_cmds) else []
     cmds = {k.decode(): v.decode() for k, v in _commands(packed_cmds, implied).items()}
-    return ArchivedGame(game_id, ruleset, result or "", created_at, version, digest, stored,
-                        cmds)  # fmt: skip
+    return ArchivedGame(game_id, result or "", version, digest, stored, cmds)
 
 
 def _implied_regular(log: _Log) -> list[tuple[bytes, bytes]]:
@@ -388,19 +384,20 @@ class ArchiveReader:
             self.cached_events -= len(self.cache.popitem(last=False)[1].stored)
         return game
 
-    async def exact(self, game_id: str) -> "Exact | None":
-        """The archived head, log entries and command ids as stored, unparsed (never cached):
-        what a removal compares with Valkey's keys byte for byte."""
+    async def exact(self, game_ids: list[str]) -> "dict[str, Exact]":
+        """The archived games among `game_ids`, each its head, log entries and command ids as
+        stored, unparsed (never cached): what a removal compares with Valkey's keys byte for
+        byte. One query for them all."""
         rows = await self._query(
-            "SELECT head_version, head_hash, format, log, commands FROM archived_games "
-            "WHERE game_id = %s",
-            (game_id,),
+            "SELECT game_id, head_version, head_hash, format, log, commands FROM archived_games "
+            "WHERE game_id = ANY(%s)",
+            (game_ids,),
         )
-        if not rows:
-            return None
-        version, digest, fmt, log, commands = rows[0]
-        entries = unpack_log(log, fmt)
-        return Exact(version, digest, entries, unpack_commands(commands, fmt, entries))
+        out = {}
+        for game_id, version, digest, fmt, log, commands in rows:
+            entries = unpack_log(log, fmt)
+            out[game_id] = Exact(version, digest, entries, unpack_commands(commands, fmt, entries))
+        return out
 
     async def newest(self, limit: int) -> list[tuple[str, int, dict[str, str]]]:
         """The newest archived games: id, creation time (ms) and what `EventStore.games` lists

@@ -47,8 +47,7 @@ def commands_of(entries: Entries) -> dict[bytes, bytes]:
 def row(game_id: str, entries: Entries, commands: dict[bytes, bytes], with_log: bool = True
         ) -> tuple[Any, ...]:  # fmt: skip
     cmds = pack_commands(commands, entries if with_log else None)
-    return (game_id, "chess3d", "", None, len(entries), "00" * 32, archived.FORMAT,
-            pack_log(entries), cmds)  # fmt: skip
+    return (game_id, "", len(entries), "00" * 32, archived.FORMAT, pack_log(entries), cmds)
 
 
 def parsed(game_id: str, entries: Entries) -> tuple[StoredEvent, ...] | str:
@@ -217,7 +216,7 @@ def test_an_unknown_format_is_refused() -> None:
         unpack_commands(pack_commands({}), 2)
     with pytest.raises(ValueError, match="format 2"):
         archived.archived_game(
-            (*row("g-test", entries, {})[:6], 2, *row("g-test", entries, {})[7:])
+            (*row("g-test", entries, {})[:4], 2, *row("g-test", entries, {})[5:])
         )
 
 

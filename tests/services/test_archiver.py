@@ -40,8 +40,9 @@ class Recording:
 
     asked: list[str] = dataclasses.field(default_factory=list)
 
-    async def __call__(self, game_id: str, version: int, digest: str) -> None:
-        self.asked.append(game_id)
+    async def __call__(self, heads: dict[str, tuple[int, str]]) -> dict[str, str | None]:
+        self.asked += heads
+        return dict.fromkeys(heads)
 
 
 @pytest.fixture

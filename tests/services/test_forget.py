@@ -23,7 +23,17 @@ import redis.asyncio as aioredis
 from redis.exceptions import NoPermissionError
 
 from contracts import subjects
-from contracts.commands import Created, CreateGame, Forget, ForgetSeed, Forgotten, SeatGrant
+from contracts.commands import (
+    Created,
+    CreateGame,
+    Error,
+    Forget,
+    ForgetGames,
+    ForgetSeed,
+    Forgotten,
+    ForgottenGames,
+    SeatGrant,
+)
 from contracts.errors import ErrorCode
 from services.archiver.archive import Archiver
 from services.client.bot import play_seat
@@ -118,17 +128,20 @@ async def played_yavoch(client: Client, redis: "aioredis.Redis") -> str:
 
 async def ask_forget(settings: Settings, game_id: str, version: int, digest: str
                      ) -> Forgotten | TabulaError:  # fmt: skip
-    """A Forget on the bus as `settings`' NATS user (the archiver's, in the attacks)."""
+    """A Forget of one game on the bus as `settings`' NATS user (the archiver's, in the
+    attacks): its outcome, an error as TabulaError."""
     nc = await bus.connect(settings.nats_url)
     try:
-        req = Forget(game_id=game_id, version=version, hash=digest)
-        return await Requester(nc, timeout=10, retries=0).request(
-            subjects.RULES_FORGET, req, Forgotten
+        req = ForgetGames(games=[Forget(game_id=game_id, version=version, hash=digest)])
+        reply = await Requester(nc, timeout=10, retries=0).request(
+            subjects.RULES_FORGET, req, ForgottenGames
         )
     except TabulaError as exc:
         return exc
     finally:
         await nc.close()
+    (outcome,) = reply.outcomes
+    return TabulaError(outcome) if isinstance(outcome, Error) else outcome
 
 
 # -- removal --------------------------------------------------------------------------------
@@ -573,6 +586,40 @@ async def test_a_forget_for_a_game_in_play_removes_nothing(
         await drop_all(redis, game_id)
 
 
+async def test_one_forget_of_several_games_answers_each_and_removes_only_the_archived_one(
+    servers: Servers, archive_stack: Callable[[str], Settings], store: EventStore,
+    redis: "aioredis.Redis", postgres: Postgres,
+) -> None:  # fmt: skip
+    """The archiver's Forget names a batch: a game the archive holds exactly is removed, one it
+    does not hold is refused in its place in the reply, and its keys stay."""
+    closed(servers)
+    kept = await imported(store, redis, "chess3d-v1")
+    removed = await imported(store, redis, "yavoch-full-v1")
+    await purge(postgres, kept[0].game_id)
+    await purge(postgres, removed[0].game_id)
+    try:
+        await copied(postgres, redis, archive_stack, removed[0].game_id)
+        before = await hot(redis, kept[0].game_id)
+        nc = await bus.connect(archive_stack("archiver").nats_url)
+        try:
+            req = ForgetGames(games=[Forget(game_id=s[0].game_id, version=s[-1].version,
+                                            hash=s[-1].hash) for s in (kept, removed)])  # fmt: skip
+            reply = await Requester(nc, timeout=10, retries=0).request(
+                subjects.RULES_FORGET, req, ForgottenGames
+            )
+        finally:
+            await nc.close()
+        refusal, done = reply.outcomes
+        assert isinstance(refusal, Error)
+        assert refusal.code == ErrorCode.NOT_ARCHIVED
+        assert done == Forgotten(game_id=removed[0].game_id, version=removed[-1].version)
+        assert await hot(redis, kept[0].game_id) == before
+        assert await redis.exists(log_key(removed[0].game_id)) == 0
+    finally:
+        await drop_all(redis, kept[0].game_id)
+        await drop_all(redis, removed[0].game_id)
+
+
 async def test_a_forget_for_a_sealed_game_the_archive_does_not_hold_removes_nothing(
     servers: Servers, archive_stack: Callable[[str], Settings], store: EventStore,
     redis: "aioredis.Redis", postgres: Postgres,
@@ -649,7 +696,8 @@ async def test_only_the_archiver_may_ask_for_a_removal(
         before = await hot(redis, game_id)
         attacker = await connect_as(archive_stack(role))
         try:
-            req = Forget(game_id=game_id, version=head.version, hash=head.hash)
+            one = Forget(game_id=game_id, version=head.version, hash=head.hash)
+            req = ForgetGames(games=[one])
             await attacker.nc.publish(subjects.RULES_FORGET, msgspec.json.encode(req))
             await attacker.nc.flush()
             refusal = await attacker.refusal()
