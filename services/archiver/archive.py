@@ -44,6 +44,7 @@ from domain.audit.chain import chain_entries
 from services.runtime import archived
 from services.runtime.bus import Requester, TabulaError
 from services.runtime.codec import CorruptEntry
+from services.runtime.database import connected
 from services.runtime.eventstore import parse_entry, read_raw
 from services.runtime.keys import GAMES_INDEX, meta_key
 
@@ -251,10 +252,7 @@ class Archiver:
         self.check: Callable[[psycopg.AsyncCursor[Any], GameCopy], Any] = same_rows
 
     async def connection(self) -> "psycopg.AsyncConnection[Any]":
-        if self.conn is None or self.conn.closed or self.conn.broken:
-            if self.conn is not None:
-                await self.conn.close()
-            self.conn = await psycopg.AsyncConnection.connect(self.database_url)
+        self.conn = await connected(self.conn, self.database_url)
         return self.conn
 
     async def read(self, game_id: str) -> GameCopy:

@@ -27,6 +27,7 @@ from domain.registry import RULESETS, find_ruleset
 from services.client.client import Client, TabulaError
 from services.gateway.people import Player, refuse, text
 from services.runtime import keys
+from services.runtime.database import connected
 
 log = structlog.get_logger()
 LISTED = 100  # open challenges and recent games the lobby lists
@@ -124,9 +125,7 @@ class ReadModel:
         """The newest games, or the player's newest first: a row per game (and seat)."""
         query, args = (_MINE, (player, LISTED)) if player else (_NEWEST, (LISTED,))
         async with self.lock:
-            if self.conn is None or self.conn.closed or self.conn.broken:
-                self.conn = await psycopg.AsyncConnection.connect(self.url, autocommit=True,
-                                                                  connect_timeout=5)  # fmt: skip
+            self.conn = await connected(self.conn, self.url, autocommit=True, connect_timeout=5)
             cur = await self.conn.execute(query, args)
             return [tuple(r) for r in await cur.fetchall()]
 

@@ -34,6 +34,7 @@ from contracts.envelope import StoredEvent
 from contracts.events import Event, GameEnded, GameSealed
 from domain.core import VariantError
 from services.runtime.codec import LogError, created, decode_event
+from services.runtime.database import connected
 from services.runtime.eventstore import EventStore
 from services.runtime.keys import GAMES_INDEX, meta_key
 
@@ -229,10 +230,7 @@ class Projector:
         self.spawn: Callable[[Coroutine[Any, Any, None]], asyncio.Task[None]] = asyncio.create_task
 
     async def connection(self) -> "psycopg.AsyncConnection[Any]":
-        if self.conn is None or self.conn.closed or self.conn.broken:
-            if self.conn is not None:
-                await self.conn.close()
-            self.conn = await psycopg.AsyncConnection.connect(self.database_url, autocommit=True)
+        self.conn = await connected(self.conn, self.database_url, autocommit=True)
         return self.conn
 
     async def close(self) -> None:

@@ -355,12 +355,13 @@ class ArchiveReader:
     async def _query(self, sql: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:
         import psycopg
 
+        from services.runtime.database import connected
+
         async with self._lock:
             try:
-                if self._conn is None or self._conn.closed or self._conn.broken:
-                    self._conn = await psycopg.AsyncConnection.connect(
-                        self.database_url, autocommit=True, connect_timeout=10
-                    )
+                self._conn = await connected(
+                    self._conn, self.database_url, autocommit=True, connect_timeout=10
+                )
                 # binary: bytea as bytes, not hex text to parse
                 cur = await self._conn.execute(sql, params, binary=True)
                 return [tuple(r) for r in await cur.fetchall()]

@@ -26,7 +26,7 @@ class StackFile(msgspec.Struct, frozen=True):
     redis_url: str
     pid: int
     admin_redis_url: str = ""
-    # PostgreSQL's Tabula database, as the read-only `auditor` (nothing reads it yet).
+    # PostgreSQL's Tabula database, as the read-only `auditor`: the CLI's reads of the archive.
     postgres_url: str = ""
     # The same database as the `projector` role, for `tabula projections rebuild`.
     projector_url: str = ""

@@ -104,6 +104,8 @@ from services.runtime.keys import (
     secret_key,
     seed_key,
 )
+from tests.bench.run import machine_cpu_seconds
+from tests.faults.run import pids_of
 from tests.stack import embedded_stack
 
 # Ruleset and variant of the games, round robin. Random bots rarely end a Spacewar game: the
@@ -142,28 +144,6 @@ STACK_PARTS = (  # a word of a process's command line -> the name it is reported
     ("nats-server", "nats"),
     ("postgres", "postgres"),
 )
-
-
-def machine_cpu_seconds() -> float:
-    """CPU the whole machine has been busy so far, all cores (/proc/stat), as tests/bench/run.py
-    reads it."""
-    fields = [int(f) for f in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
-    user, nice, system, _idle, _iowait, irq, softirq, steal = fields[:8]
-    return (user + nice + system + irq + softirq + steal) / os.sysconf("SC_CLK_TCK")
-
-
-def pids_of(root: int, word: str) -> set[int]:
-    """The processes `root` started whose command line holds `word` (as tests/faults/run.py
-    finds them: its modules are not imported, for mypy's sake)."""
-    found: set[int] = set()
-    for task in Path(f"/proc/{root}/task").iterdir():
-        for child in (task / "children").read_text().split():
-            with contextlib.suppress(FileNotFoundError):
-                if word in Path(f"/proc/{child}/cmdline").read_bytes().replace(b"\0", b" ").decode(
-                    errors="replace"
-                ):
-                    found.add(int(child))
-    return found
 
 
 def _stat(pid: int) -> tuple[float, list[int]]:

@@ -13,7 +13,7 @@ import base64
 import json
 import os
 import subprocess
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
@@ -52,7 +52,7 @@ from services.runtime.keys import (
     seed_key,
 )
 from services.runtime.sealing import new_reply_key, open_sealed
-from tests.conftest import Postgres, Servers
+from tests.conftest import Postgres, Servers, settings_for
 from tests.e2e.test_cli import TABULA, imported
 from tests.e2e.test_cli import forget as drop
 from tests.security.conftest import connect_as
@@ -61,10 +61,26 @@ from tests.services.test_archiver import Recording, archived_row, poll, purge, p
 TOMBSTONE = {b"version", b"head", b"chain", b"sealed", b"archived"}
 
 
-def closed(servers: Servers) -> None:
-    """The attacks need the session's servers closed (each role its own user)."""
-    if not (servers.nats_closed and servers.redis_closed):
-        pytest.skip("NATS_URL / REDIS_URL given from outside: not closed per role")
+# The attacks need servers closed per role (each its own user): every role, and the operator's
+# store client, on `closed_servers` (the session's own, or a pair started for the attacks when
+# NATS_URL / REDIS_URL are given from outside). The archive's fixtures follow.
+@pytest.fixture(scope="module")
+def role_settings(closed_servers: Servers, settings: Settings) -> Callable[[str], Settings]:
+    return lambda role: settings_for(closed_servers, role, settings.home)
+
+
+@pytest.fixture
+async def redis(closed_servers: Servers) -> AsyncIterator["aioredis.Redis"]:
+    client = aioredis.from_url(closed_servers.redis_for("admin"))
+    yield client
+    await client.aclose()
+
+
+@pytest.fixture
+async def store(closed_servers: Servers) -> AsyncIterator[EventStore]:
+    s = EventStore.from_url(closed_servers.redis_for("admin"))
+    yield s
+    await s.close()
 
 
 async def hot(redis: "aioredis.Redis", game_id: str) -> dict[str, Any]:
@@ -186,13 +202,13 @@ async def test_an_archived_game_leaves_valkey_but_a_tombstone_its_seed_and_draws
 
 
 async def test_the_randomness_service_removes_a_seed_only_once_its_game_left_valkey(
-    archive_stack: Callable[[str], Settings], redis: "aioredis.Redis", servers: Servers
+    archive_stack: Callable[[str], Settings],
+    redis: "aioredis.Redis",
 ) -> None:
     """ForgetSeed (the rules service's alone, after forget.lua) removes the seed, secret
     outcomes and draws only of a game whose meta is a tombstone: asked for a game in play, as
     the rules service itself, it answers `archive/not-archived` and the seed stays (nobody
     else may ask: tests/security/test_bus.py)."""
-    closed(servers)
     client = await Client.connect(archive_stack("player").nats_url)
     nc = await bus.connect(archive_stack("rules").nats_url)
     made = await client.create_game("yavoch", "full")
@@ -493,13 +509,12 @@ async def copied(postgres: Postgres, redis: "aioredis.Redis", role_settings: Cal
 
 
 async def test_the_archivers_store_user_cannot_remove_or_change_a_game(
-    servers: Servers, store: EventStore, redis: "aioredis.Redis", postgres: Postgres,
+    store: EventStore, redis: "aioredis.Redis", postgres: Postgres,
     role_settings: Callable[[str], Settings],
 ) -> None:  # fmt: skip
     """A sealed game the archive holds, attacked with the archiver's Valkey credentials: every
     command that would remove, trim or change its keys, or run a script (forget.lua itself
     among them), is refused with NOPERM, and the game is unchanged."""
-    closed(servers)
     stored = await imported(store, redis, "chess3d-v1")
     game_id = stored[0].game_id
     await purge(postgres, game_id)
@@ -534,14 +549,13 @@ async def test_the_archivers_store_user_cannot_remove_or_change_a_game(
 
 
 async def test_a_forget_for_a_game_in_play_removes_nothing(
-    servers: Servers, archive_stack: Callable[[str], Settings], redis: "aioredis.Redis",
+    archive_stack: Callable[[str], Settings], redis: "aioredis.Redis",
     postgres: Postgres,
 ) -> None:  # fmt: skip
     """As the archiver on NATS: a Forget for a game in play that the archive does not hold is
     archive/not-archived; with the archiver's PostgreSQL credentials the attacker then puts the
     game in play into the archive, its current keys exactly at its current head, and asks
     again: game/in-play. Nothing is removed either time."""
-    closed(servers)
     client = await Client.connect(archive_stack("player").nats_url)
     created = await client.create_game("chess3d")
     game_id = created.game_id
@@ -587,12 +601,11 @@ async def test_a_forget_for_a_game_in_play_removes_nothing(
 
 
 async def test_one_forget_of_several_games_answers_each_and_removes_only_the_archived_one(
-    servers: Servers, archive_stack: Callable[[str], Settings], store: EventStore,
+    archive_stack: Callable[[str], Settings], store: EventStore,
     redis: "aioredis.Redis", postgres: Postgres,
 ) -> None:  # fmt: skip
     """The archiver's Forget names a batch: a game the archive holds exactly is removed, one it
     does not hold is refused in its place in the reply, and its keys stay."""
-    closed(servers)
     kept = await imported(store, redis, "chess3d-v1")
     removed = await imported(store, redis, "yavoch-full-v1")
     await purge(postgres, kept[0].game_id)
@@ -621,12 +634,11 @@ async def test_one_forget_of_several_games_answers_each_and_removes_only_the_arc
 
 
 async def test_a_forget_for_a_sealed_game_the_archive_does_not_hold_removes_nothing(
-    servers: Servers, archive_stack: Callable[[str], Settings], store: EventStore,
+    archive_stack: Callable[[str], Settings], store: EventStore,
     redis: "aioredis.Redis", postgres: Postgres,
 ) -> None:  # fmt: skip
     """As the archiver on NATS, a Forget for a sealed game not in the archive: not-archived,
     and its keys stay. (The archive then holding it, the same Forget removes them.)"""
-    closed(servers)
     stored = await imported(store, redis, "yavoch-decker-v1")
     game_id, head = stored[0].game_id, stored[-1]
     await purge(postgres, game_id)
@@ -647,14 +659,13 @@ async def test_a_forget_for_a_sealed_game_the_archive_does_not_hold_removes_noth
 
 @pytest.mark.parametrize("forged", ["a body", "a command id"])
 async def test_a_forget_against_a_different_copy_in_the_archive_removes_nothing(
-    forged: str, servers: Servers, archive_stack: Callable[[str], Settings],
+    forged: str, archive_stack: Callable[[str], Settings],
     forgetting_archiver: Archiver, store: EventStore, redis: "aioredis.Redis",
     postgres: Postgres,
 ) -> None:  # fmt: skip
     """Someone with the operator's rights put a copy of a sealed game into the archive with the
     store's head but other bytes (one event's body, or a command's receipt). The archiver's
     Forget (over the bus, and as the archiver's run) is refused: the keys stay whole."""
-    closed(servers)
     stored = await imported(store, redis, "yavoch-full-v1")
     game_id, head = stored[0].game_id, stored[-1]
     await purge(postgres, game_id)
@@ -681,13 +692,12 @@ async def test_a_forget_against_a_different_copy_in_the_archive_removes_nothing(
 
 @pytest.mark.parametrize("role", ["gateway", "player"])
 async def test_only_the_archiver_may_ask_for_a_removal(
-    role: str, servers: Servers, archive_stack: Callable[[str], Settings], store: EventStore,
+    role: str, archive_stack: Callable[[str], Settings], store: EventStore,
     redis: "aioredis.Redis", postgres: Postgres,
 ) -> None:  # fmt: skip
     """The gateway's and a player's NATS users cannot publish a Forget (for a sealed game the
     archive holds, which the archiver's Forget then does remove): the server refuses it and
     the game stays whole."""
-    closed(servers)
     stored = await imported(store, redis, "chess3d-v1")
     game_id, head = stored[0].game_id, stored[-1]
     await purge(postgres, game_id)
@@ -713,14 +723,13 @@ async def test_only_the_archiver_may_ask_for_a_removal(
 
 
 async def test_forget_lua_refuses_a_game_in_play_even_run_as_the_rules_service(
-    servers: Servers, store: EventStore, redis: "aioredis.Redis",
+    store: EventStore, redis: "aioredis.Redis",
     role_settings: Callable[[str], Settings],
 ) -> None:  # fmt: skip
     """The script itself, run with the rules service's own credentials: a game in play is
     "in-play", a sealed game named at another head "moved", a game that is not there "gone"
     (nothing to remove, no tombstone made); nothing is removed. At its head, the sealed game is
     removed, leaving its tombstone; asked again, "gone"."""
-    closed(servers)
     sealed = await imported(store, redis, "yiora-complex-teams-v2")
     in_play = sealed[:10]
     game_id = in_play[0].game_id

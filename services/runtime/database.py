@@ -1,0 +1,16 @@
+"""PostgreSQL connections as every process keeps them: one, made again when it broke."""
+
+from typing import Any
+
+import psycopg
+
+
+async def connected(
+    conn: "psycopg.AsyncConnection[Any] | None", url: str, **options: Any
+) -> "psycopg.AsyncConnection[Any]":
+    """`conn` while it is usable, else a new connection to `url` (the old one closed first)."""
+    if conn is not None and not conn.closed and not conn.broken:
+        return conn
+    if conn is not None:
+        await conn.close()
+    return await psycopg.AsyncConnection.connect(url, **options)
