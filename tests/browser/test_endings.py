@@ -8,10 +8,11 @@ The positions and lines below were checked with the domain code (the rulesets' o
 `legal_actions` and `decide`) before they were written here; each test says which line it plays.
 """
 
+import json
 import re
 from collections.abc import Callable
 
-from playwright.async_api import Browser, Locator, Page, WebSocket, expect
+from playwright.async_api import Browser, Locator, Page, WebSocket, WebSocketRoute, expect
 
 from tests.browser.conftest import challenge, person
 
@@ -174,6 +175,52 @@ async def test_cyvasse_setups_placed_by_clicks_then_checkmate(
         await expect(page.get_by_text("Result 1-0 (checkmate)", exact=True)).to_be_visible()
         await expect(moves(page)).to_have_text(["e1-f1", "h5xg4", "f4xg4"])
         await expect(page.get_by_text("Your move.")).to_have_count(0)
+
+
+async def test_a_reveal_waits_for_the_events_its_view_is_ahead_of(
+    browser: Browser, gateway: str
+) -> None:
+    """Bob's page fetches a view that already holds his setup commit while its feed has not
+    yet brought the commit's event (held back here). Judged from the events alone, his commit
+    would look unmade and the setup screen would come back for a second commitment; the page
+    must wait for the events instead, then reveal (CY-3.1.3)."""
+    ann, bob = await meet(browser, gateway, "cyvasse", ("AnnAhead", "BobAhead"))
+    feeds: list[WebSocketRoute] = []
+    held: list[str] = []
+
+    def hold_from_bobs_commit(ws: WebSocketRoute) -> None:
+        feeds.append(ws)
+        server = ws.connect_to_server()
+
+        def forward(message: str | bytes) -> None:
+            frame = json.loads(message)
+            if held == ["released"] or frame.get("type") != "events":
+                ws.send(message)
+                return
+            # Up to Ann's commit (version 2) now; from Bob's own commit (3) on, held.
+            now = [e for e in frame["events"] if e["version"] < 3]
+            later = [e for e in frame["events"] if e["version"] >= 3]
+            if now:
+                ws.send(json.dumps({**frame, "events": now}))
+            if later:
+                held.append(json.dumps({**frame, "events": later}))
+
+        server.on_message(forward)
+
+    await bob.route_web_socket(re.compile(r"/ws\?"), hold_from_bobs_commit)
+    await place_setup(ann, "White", WHITE_SETUP)
+    await place_setup(bob, "Black", BLACK_SETUP)
+    # Bob's page draws a view past his commit, then looks for a step it owes: none yet
+    await expect(bob.get_by_role("slider", name="Replay")).to_have_attribute(
+        "aria-valuetext", re.compile(r"^live, event [34]$"), timeout=SLOW
+    )
+    await expect(bob.locator(".cy-setup")).to_have_count(0)
+    assert held, "the feed brought Bob's commit before his page drew a view holding it"
+    frames, held[:] = list(held), ["released"]
+    for frame in frames:
+        feeds[-1].send(frame)
+    await expect(ann.get_by_text("Your move.")).to_be_visible(timeout=SLOW)
+    await expect(bob.locator('[data-cell="g5"]')).to_have_attribute("aria-label", "g5: Black King")
 
 
 # -- Yavoch ----------------------------------------------------------------------------------

@@ -2,8 +2,9 @@
 
 import asyncio
 import re
+from collections.abc import Awaitable, Callable
 
-from playwright.async_api import Browser, Page, expect
+from playwright.async_api import Browser, Page, Route, expect
 
 from tests.browser.conftest import challenge, person
 from tests.rulesets import register
@@ -96,6 +97,41 @@ async def test_a_race_with_seeds_and_a_hidden_setup_made_in_the_browsers(
     assert any("receipts" in row and "✓" in row for row in checks), checks
     assert any("dice" in row and "✓" in row for row in checks), checks
     assert not any("✗" in row for row in checks), checks
+
+
+async def test_a_step_due_while_an_unanswered_one_waits_is_taken_up(
+    browser: Browser, gateway: str
+) -> None:
+    """Each page's seed reveal is made, but its answer is lost (the connection drops): the step
+    waits in the page's outbox, sent again later with the same command id. The events that
+    make the setup due (both reveals) come meanwhile, and no later one would wake either page
+    (both seats owe their setups), so each takes its setup up once the reveal is answered."""
+    ann = await person(browser, gateway, "AnnLost")
+    bob = await person(browser, gateway, "BobLost")
+    lost: list[Page] = []
+
+    def lose_the_first_reveals_answer(page: Page) -> Callable[[Route], Awaitable[None]]:
+        async def lose(route: Route) -> None:
+            if "seed-reveal" in (route.request.post_data or "") and page not in lost:
+                await route.fetch()  # made, then the answer is lost on the way
+                lost.append(page)
+                await route.abort("connectionreset")
+            else:
+                await route.continue_()
+
+        return lose
+
+    for page in (ann, bob):
+        await page.route("**/api/games/*/actions", lose_the_first_reveals_answer(page))
+    await challenge(ann, "race")
+    await bob.reload()
+    row = bob.get_by_role("row").filter(has_text="race").filter(has_text="AnnLost")
+    await row.get_by_role("button", name="Accept").click()
+    for page, boost in ((ann, "3"), (bob, "1")):
+        await page.get_by_label("Boost (RACE-1):").select_option(boost)
+        await page.get_by_role("button", name="Commit my setup").click()
+    await expect(ann.get_by_text("Your move.")).to_be_visible()
+    assert len(lost) == 2
 
 
 async def first_move(page: Page) -> str:

@@ -345,9 +345,11 @@ async function gamePage(gameId) {
   // `replay`: null while following the game, else {at, view}: the board after event `at`, as
   // the authority shows it to this seat (view: the last past view at hand while `at`'s comes).
   // `outbox`: actions sent whose outcome is not known yet, each with its command id, sent again
-  // (same id: applied once) until answered.
+  // (same id: applied once) until answered. `owed`: a view came while the outbox held a
+  // fair-play step, so the page looks again once the outbox is empty.
   const page = { events: [], view: null, table: null, error: null, busy: false, closed: false,
-                 replay: null, past: new Map(), fetching: false, outbox: [], flushing: false };
+                 replay: null, past: new Map(), fetching: false, outbox: [], flushing: false,
+                 owed: false };
   const boardArea = h("div", { class: "board-area" });
   const setupArea = h("div", { class: "setup" }); // drawing the board leaves it alone
   const side = h("aside", { class: "side" });
@@ -590,6 +592,10 @@ async function gamePage(gameId) {
     } finally {
       page.flushing = false;
       if (page.view) draw();
+      if (page.owed && !page.outbox.length) { // a fair-play step passed over meanwhile
+        page.owed = false;
+        soon();
+      }
     }
   }
 
@@ -699,8 +705,16 @@ async function gamePage(gameId) {
   async function fairPlay() {
     const view = page.view;
     const seat = page.table.you;
-    // A step already in the outbox goes first (another now would be a second commitment).
-    if (seat === null || page.busy || page.outbox.length || !view.to_act.includes(seat)) return;
+    if (seat === null || page.busy) return; // (a refresh during a step follows it: `again`)
+    // A step already in the outbox goes first (another now would be a second commitment); the
+    // view that came meanwhile is looked at again once it is answered (it may owe the next).
+    if (page.outbox.length) {
+      page.owed = true;
+      return;
+    }
+    // What this seat did already is read from the events: a view ahead of them (fetched before
+    // the feed brought its events) waits for them, or a commit would look unmade and be redone.
+    if (!view.to_act.includes(seat) || (page.events.at(-1)?.version ?? 0) < view.version) return;
     const mine = (type) => page.events.some((e) => e.type === type && bodyOf(e).seat === seat);
     const key = `tabula:${gameId}:${seat}`;
     page.busy = true;
