@@ -386,14 +386,19 @@ def verify_setup(game_id: str, seat: int, nonce: str, setup_bytes: bytes, commit
 
 # --------------------------------------------------------------------------- 4. the log chain
 
+CHAIN_V1 = 1
+CHAIN_V2 = 2
+CHAIN_VERSIONS = (CHAIN_V2, CHAIN_V1)
+"""The hash chain versions, in the order a verifier tries them on ``h_1``."""
+
 
 def genesis_hash(game_id: str) -> str:
     """``h_0 = SHA256("gamelog:v1:genesis:" + game_id)`` (section 4)."""
     return _sha256_hex(f"gamelog:v1:genesis:{_check_game_id(game_id)}".encode("ascii"))
 
 
-def _chain_head(version: int, prev_hash: str, type_: str, body: bytes) -> tuple[bytes, ...]:
-    """The fields both chain versions hash after their prefix, checked."""
+def _check_chain_head(version: int, prev_hash: str, type_: str, body: bytes) -> bytes:
+    """The fields both chain versions hash, checked; the event type as ASCII bytes."""
     _check_int(version, "version", 1, _U64 - 1)
     _check_hex64(prev_hash, "previous hash")
     tag = _ascii(type_, "event type")
@@ -401,14 +406,36 @@ def _chain_head(version: int, prev_hash: str, type_: str, body: bytes) -> tuple[
         raise ValueError(f"event body must be bytes, got {type(body).__name__}")
     if len(tag) >= _U32 or len(body) >= _U32:
         raise ValueError("event type and body must each be shorter than 2**32 bytes")
-    return (
+    return tag
+
+
+def chain_link(
+    chain: int,
+    version: int,
+    prev: bytes,
+    type_: bytes,
+    body: bytes,
+    time_ms: int = 0,
+    command_id: bytes = b"",
+    action: bytes = b"",
+) -> bytes:
+    """``h_n`` under chain version ``chain`` (:data:`CHAIN_V1`: the time, command id and action
+    are not hashed) as its 32 raw bytes, from ``h_(n-1)``'s 32 raw bytes and the entry's
+    fields as bytes, unchecked: the definition :func:`chain_hash` and :func:`chain_hash_v2`
+    check their arguments for, for a caller that recomputes many links from stored bytes."""
+    parts = [
+        b"gamelog:v2:" if chain == CHAIN_V2 else b"gamelog:v1:",
         version.to_bytes(8, "big"),
-        bytes.fromhex(prev_hash),
-        len(tag).to_bytes(4, "big"),
-        tag,
+        prev,
+        len(type_).to_bytes(4, "big"),
+        type_,
         len(body).to_bytes(4, "big"),
         body,
-    )
+    ]
+    if chain == CHAIN_V2:
+        parts += [time_ms.to_bytes(8, "big"), len(command_id).to_bytes(4, "big"), command_id,
+                  len(action).to_bytes(4, "big"), action]  # fmt: skip
+    return hashlib.sha256(b"".join(parts)).digest()
 
 
 def chain_hash(version: int, prev_hash: str, type_: str, body: bytes) -> str:
@@ -426,9 +453,8 @@ def chain_hash(version: int, prev_hash: str, type_: str, body: bytes) -> str:
     v1 leaves the stream entry's ``ts`` and ``cmd`` outside the chain; games stored since
     :func:`chain_hash_v2` exists use v2, and logs written under v1 keep verifying under v1.
     """
-    return hashlib.sha256(
-        b"".join((b"gamelog:v1:", *_chain_head(version, prev_hash, type_, body)))
-    ).hexdigest()
+    tag = _check_chain_head(version, prev_hash, type_, body)
+    return chain_link(CHAIN_V1, version, bytes.fromhex(prev_hash), tag, body).hex()
 
 
 def chain_hash_v2(
@@ -454,29 +480,14 @@ def chain_hash_v2(
     genesis ``h_0`` is v1's :func:`genesis_hash`: the version shows in every ``h_n`` from
     ``h_1`` on.
     """
-    head = _chain_head(version, prev_hash, type_, body)
+    tag = _check_chain_head(version, prev_hash, type_, body)
     _check_int(time_ms, "time_ms", 0, _U64 - 1)
     cmd = _ascii(command_id, "command id")
     act = _ascii(action, "action")
     if len(cmd) >= _U32 or len(act) >= _U32:
         raise ValueError("command id and action must each be shorter than 2**32 bytes")
-    return hashlib.sha256(
-        b"".join((
-            b"gamelog:v2:",
-            *head,
-            time_ms.to_bytes(8, "big"),
-            len(cmd).to_bytes(4, "big"),
-            cmd,
-            len(act).to_bytes(4, "big"),
-            act,
-        ))
-    ).hexdigest()  # fmt: skip
-
-
-CHAIN_V1 = 1
-CHAIN_V2 = 2
-CHAIN_VERSIONS = (CHAIN_V2, CHAIN_V1)
-"""The hash chain versions, in the order a verifier tries them on ``h_1``."""
+    return chain_link(CHAIN_V2, version, bytes.fromhex(prev_hash), tag, body, time_ms, cmd,
+                      act).hex()  # fmt: skip
 
 
 def entry_hash(

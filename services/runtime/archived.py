@@ -6,10 +6,14 @@ A packed log is the stream's entries exactly as XRANGE returned them, laid out b
 zlib compresses it (_Log): an entry as append.lua and import_log write it (at stream id 0-<v>,
 the fields g, v, type, body, cmd, ts, h and maybe act, `g` the log's game id, `v` its version,
 `ts` a decimal number, `h` lowercase hex) keeps only what cannot be derived: its type (from a
-table), body and hash (32 raw bytes); its command id, time (a difference from the previous) and
-action once per run of entries that share them. Any other entry is kept whole, as it was (in
-`odd`), so unpacking gives back the very bytes Valkey held, whatever they were: the hash chain,
-the seal's signature and every receipt verify from the archive as they did from the hot store.
+table) and body; its command id, time (a difference from the previous) and action once per run
+of entries that share them; its hash not at all when it is the hash chain's link from the entry
+before (domain.fairplay.chain_link, under the chain version of the log's first entry: format
+2), else as 32 raw bytes. Any other entry is kept whole, as it was (in `odd`), so unpacking
+gives back the very bytes Valkey held, whatever they were: the hash chain, the seal's signature
+and every receipt verify from the archive as they did from the hot store. A hash costs 32 bytes
+that no compression shrinks, as much as the rest of a small event: recomputed when read
+(about 2 us an entry), it is not stored.
 The command ids likewise: a receipt "<first> <last> <hash>" is three numbers' worth, and none
 when the log given to pack_commands implies it (the versions and last hash of the command's
 entries), which unpack_commands then needs again.
@@ -24,8 +28,10 @@ from typing import Any, Final
 import msgspec
 
 from contracts.envelope import StoredEvent
+from domain.fairplay import CHAIN_VERSIONS, chain_link, genesis_hash
 
-FORMAT: Final = 1  # archived_games.format of the layout below
+FORMAT: Final = 2  # archived_games.format of the layout below (1: every hash stored)
+READS: Final = (1, 2)  # the formats this release unpacks
 LEVEL: Final = 6  # zlib's default: level 9 saved under 0.5% on real logs, at more time
 
 Entries = list[tuple[bytes, dict[bytes, bytes]]]  # XRANGE's raw reply: entry id, fields
@@ -46,8 +52,11 @@ class _Log(msgspec.Struct, array_like=True, frozen=True):
     # command id, time minus the previous run's (the first's minus 0), action, entries.
     runs: list[tuple[bytes, int, bytes | None, int]]
     bodies: list[bytes]  # per regular entry
-    hashes: bytes  # per regular entry, 32 bytes
+    hashes: bytes  # per regular entry, 32 bytes; empty when `chain` implies them
     odd: list[tuple[int, bytes, dict[bytes, bytes]]]  # index in the log, entry id, fields
+    # 0 (format 1's only value): `hashes` holds them. Else every regular entry's hash is its
+    # chain_link under this chain version from the previous entry's (h_0: the genesis of g).
+    chain: int = 0
 
 
 class _Commands(msgspec.Struct, array_like=True, frozen=True):
@@ -89,8 +98,37 @@ def _number(text: bytes) -> int | None:
     return n if b"%d" % n == text else None
 
 
+def _genesis(g: bytes) -> bytes | None:
+    try:
+        return bytes.fromhex(genesis_hash(g.decode("ascii")))
+    except (UnicodeDecodeError, ValueError):  # not a game id: no chain to recompute
+        return None
+
+
+def _link(chain: int, v: int, prev: bytes, f: dict[bytes, bytes], ts: int) -> bytes:
+    return chain_link(chain, v, prev, f[b"type"], f[b"body"], ts, f[b"cmd"], f.get(b"act", b""))
+
+
+def _chain_of(entries: Entries, g: bytes, regular: list[bool]) -> int:
+    """The chain version under which the first entry's hash is its link from the genesis, when
+    that entry is regular; else 0 (every hash stored)."""
+    prev = _genesis(g)
+    if not entries or not regular[0] or prev is None:
+        return 0
+    f = entries[0][1]
+    raw, ts = _hash(f[b"h"]), int(f[b"ts"])
+    return next((c for c in CHAIN_VERSIONS if _link(c, 1, prev, f, ts) == raw), 0)
+
+
 def _columns(entries: Entries) -> _Log:
     g = next((f[b"g"] for _, f in entries if b"g" in f), b"")
+    regular = [
+        _number(f.get(b"ts", b"")) is not None and _hash(f.get(b"h", b"")) is not None
+        and entry_id == b"0-%d" % (i + 1) and f.get(b"v") == b"%d" % (i + 1)
+        and f.get(b"g") == g and f.keys() in (_FIELDS, _WITH_ACT)
+        for i, (entry_id, f) in enumerate(entries)
+    ]  # fmt: skip
+    chain = _chain_of(entries, g, regular)
     types: dict[bytes, int] = {}
     kinds: list[int] = []
     runs: list[list[Any]] = []
@@ -99,15 +137,16 @@ def _columns(entries: Entries) -> _Log:
     odd: list[tuple[int, bytes, dict[bytes, bytes]]] = []
     previous = 0
     run: tuple[bytes, int, bytes | None] | None = None
+    prev = _genesis(g)  # the previous entry's hash (None: not one)
     for i, (entry_id, f) in enumerate(entries):
-        v = b"%d" % (i + 1)
-        keys = f.keys()
-        ts = _number(f.get(b"ts", b""))
         raw = _hash(f.get(b"h", b""))
-        if (ts is None or raw is None or entry_id != b"0-" + v or f.get(b"v") != v
-                or f.get(b"g") != g or keys not in (_FIELDS, _WITH_ACT)):  # fmt: skip
+        if regular[i] and chain:  # its hash must be the link, or it is kept whole
+            regular[i] = prev is not None and _link(chain, i + 1, prev, f, int(f[b"ts"])) == raw
+        prev = raw
+        if not regular[i]:
             odd.append((i, entry_id, f))
             continue
+        ts = int(f[b"ts"])
         this = (f[b"cmd"], ts, f.get(b"act"))
         if this == run:
             runs[-1][3] += 1
@@ -116,9 +155,37 @@ def _columns(entries: Entries) -> _Log:
             run, previous = this, ts
         kinds.append(types.setdefault(f[b"type"], len(types)))
         bodies.append(f[b"body"])
-        hashes.append(raw)
+        if not chain:
+            assert raw is not None  # regular
+            hashes.append(raw)
     return _Log(g, list(types), kinds, [tuple(r) for r in runs],
-                bodies, b"".join(hashes), odd)  # fmt: skip
+                bodies, b"".join(hashes), odd, chain)  # fmt: skip
+
+
+def _with_hashes(log: _Log) -> _Log:
+    """The log with every regular entry's hash in `hashes`: recomputed when `chain` implies
+    them, each from the entry before (an odd one's stored h)."""
+    if not log.chain:
+        return log
+    odd = {i: f for i, _, f in log.odd}
+    prev = _genesis(log.g)
+    out: list[bytes] = []
+    types, kinds, bodies, chain = log.types, log.kinds, log.bodies, log.chain
+    i = pos = ts = 0  # the next regular entry; its place in the log; the run's time
+    for cmd, delta, act, count in log.runs:
+        ts += delta
+        for _ in range(count):
+            while pos in odd:
+                prev = _hash(odd[pos].get(b"h", b""))
+                pos += 1
+            if prev is None:  # packed so that it cannot be: a regular entry follows a hash
+                raise ValueError("an archived log's hash chain cannot be recomputed")
+            prev = chain_link(chain, pos + 1, prev, types[kinds[i]], bodies[i], ts, cmd,
+                              act or b"")  # fmt: skip
+            out.append(prev)
+            i += 1
+            pos += 1
+    return msgspec.structs.replace(log, hashes=b"".join(out), chain=0)
 
 
 def _entries(log: _Log) -> Entries:
@@ -155,7 +222,7 @@ def pack_log(entries: Entries) -> bytes:
 
 def unpack_log(blob: bytes, fmt: int = FORMAT) -> Entries:
     _known(fmt)
-    return _entries(_log.decode(zlib.decompress(blob)))
+    return _entries(_with_hashes(_log.decode(zlib.decompress(blob))))
 
 
 def _implied(entries: Entries) -> dict[bytes, bytes]:
@@ -238,9 +305,9 @@ def _commands(packed: _Commands, implied: list[tuple[bytes, bytes]]) -> dict[byt
 
 
 def _known(fmt: int) -> None:
-    if fmt != FORMAT:
+    if fmt not in READS:
         raise ValueError(f"an archived game packed as format {fmt}, which this release does "
-                         f"not read (it reads {FORMAT}): upgrade")  # fmt: skip
+                         f"not read (it reads {', '.join(map(str, READS))}): upgrade")  # fmt: skip
 
 
 class ArchiveUnavailable(ConnectionError):
@@ -281,7 +348,7 @@ def archived_game(row: tuple[Any, ...]) -> ArchivedGame:
     eventstore.parse_entry) naming an entry that does not parse."""
     game_id, result, version, digest, fmt, log, commands = row
     _known(fmt)
-    packed = _log.decode(zlib.decompress(log))
+    packed = _with_hashes(_log.decode(zlib.decompress(log)))
     packed_cmds = _cmds.decode(zlib.decompress(commands))
     if (stored := _parsed(game_id, packed)) is not None:
         implied = _implied_regular(packed) if _needs_log(packed_cmds) else []

@@ -38,10 +38,12 @@ Phases, in this order (`--phases`):
   backlog at each sample; the keys in Valkey at the end.
 
 - throughput: what the archiver (and the removals it asks of the rules service) costs the
-  rules service's throughput. The flat phase's short games, `--ab-concurrency` at a time, games
-  started as games end (short games seal, and so are archived, at the highest rate per
-  command: the archiver's worst case; and a window's games in flight end within a second or
-  two, so each window stops cleanly). Each window: `--ab-warmup` s of load, then
+  rules service's throughput, under each load of `--ab-load`: "full", the full phase's games
+  played to their end by the bots (full bot load, the issue's figure), and "short", the flat
+  phase's short games (they seal, and so are archived, at the highest rate per command: the
+  archiver's worst case). `--ab-concurrency` games at a time,
+  games started as games end, the same games in every window (so that A and B differ by the
+  archiver, not by the mix). Each window: `--ab-warmup` s of load, then
   `--ab-seconds` s measured: receipts (creates and actions acknowledged, each checked) per
   second, and every process's CPU over the window. A: the archiver running; B: the archiver
   frozen (SIGSTOP on its pid, found among `tabula up`'s children by "services.archiver", before
@@ -995,11 +997,13 @@ async def drain_backlog(admin: Any, timeout: float) -> tuple[float, int]:
         await asyncio.sleep(0.5)  # the archiver's progress, polled
 
 
-async def throughput_phase(stack: Any, root: int, args: argparse.Namespace,
-                           admin: Any) -> list[str]:  # fmt: skip
+async def throughput_phase(stack: Any, root: int, args: argparse.Namespace, admin: Any,
+                           load: str) -> list[str]:  # fmt: skip
     seconds, rounds, warmup, conc = args.ab_seconds, args.ab_rounds, args.ab_warmup, \
         args.ab_concurrency  # fmt: skip
-    print(f"\n== throughput: the flat phase's short games, {conc} at a time, played for "
+    short = load == "short"
+    games = "the flat phase's short games" if short else "the full phase's games, to their end"
+    print(f"\n== throughput ({load} load): {games}, {conc} at a time, played for "
           f"{seconds:.0f} s windows (after {warmup:.0f} s of warm-up) in {rounds} round"
           f"{'s' * (rounds > 1)}, order ABBA: A the archiver running, B the archiver frozen "
           f"(SIGSTOP; SIGCONT after the window, then its backlog archived before the next) ==",
@@ -1007,7 +1011,6 @@ async def throughput_phase(stack: Any, root: int, args: argparse.Namespace,
     client = await Counting.connect(stack.nats_url, timeout=10.0)
     assert isinstance(client, Counting)
     client.remember = False
-    numbers = itertools.count()
     windows: list[Window] = []
     discarded: list[Window] = []  # the A windows of rounds run again
     failures: list[BaseException] = []
@@ -1016,6 +1019,9 @@ async def throughput_phase(stack: Any, root: int, args: argparse.Namespace,
         running = True
         finished = 0
         errors = 0
+        # Every window plays the same games (rulesets, variants, the bots' seeds) in the same
+        # order: what differs between A and B is the archiver, not the mix of games.
+        numbers = itertools.count()
 
         async def worker() -> None:
             nonlocal finished, errors
@@ -1023,9 +1029,9 @@ async def throughput_phase(stack: Any, root: int, args: argparse.Namespace,
                 n = next(numbers)
                 ruleset, variant = TABLES[n % len(TABLES)]
                 rng = random.Random(args.seed * 1_000_003 + 10**8 + n)
+                policy = short_policy(rng.randrange(5)) if short else None
                 try:
-                    await play_game(client, ruleset, variant, args.seed + 10**8 + n,
-                                    policy=short_policy(rng.randrange(5)))  # fmt: skip
+                    await play_game(client, ruleset, variant, args.seed + 10**8 + n, policy)
                     finished += 1
                 except Exception as exc:  # noqa: BLE001  # counted, and the load goes on
                     errors += 1
@@ -1055,9 +1061,11 @@ async def throughput_phase(stack: Any, root: int, args: argparse.Namespace,
                     backlog.append(await backlog_now(admin))
             finally:
                 running = False
-                _, late = await asyncio.wait(workers, timeout=120)
+                # The games in flight end (short ones within a second or two), unmeasured.
+                _, late = await asyncio.wait(workers, timeout=300)
                 for t in late:
                     t.cancel()
+                await asyncio.gather(*late, return_exceptions=True)
             if config == "B":
                 now_pids = pids_of(root, "services.archiver")
                 if now_pids != pids or any(proc_state(p) != "T" for p in pids):
@@ -1144,8 +1152,9 @@ async def throughput_phase(stack: Any, root: int, args: argparse.Namespace,
               "be bounded by it rather than by the stack, understating any cost")  # fmt: skip
     return [
         (
-            f"throughput: short games, {conc} at a time, {rounds} round(s) ABBA of {seconds:.0f} s "
-            f"windows: A (archiver running) {spread([w.rate for w in a], ',.0f')} receipts/s, "
+            f"throughput: {load} games, {conc} at a time, {rounds} round(s) ABBA of "
+            f"{seconds:.0f} s windows: A (archiver running) "
+            f"{spread([w.rate for w in a], ',.0f')} receipts/s, "
             f"B (archiver frozen) {spread([w.rate for w in b], ',.0f')}; ratio A/B median "
             f"{statistics.median(ratios):.3f} ({', '.join(f'{r:.3f}' for r in ratios)}; target "
             f">= 0.95); rules CPU per receipt A/B {statistics.median(cost):.3f}"
@@ -1178,7 +1187,8 @@ async def bench(stack: Any, root: int, args: argparse.Namespace, workdir: Path) 
         if "flat" in phases:
             summary += await flat_phase(root, args, admin, client, stack.postgres_url)
         if "throughput" in phases:
-            summary += await throughput_phase(stack, root, args, admin)
+            for load in args.ab_load.split(","):
+                summary += await throughput_phase(stack, root, args, admin, load)
     finally:
         await client.close()
         await admin.aclose()
@@ -1211,7 +1221,11 @@ def main(argv: list[str] | None = None) -> None:
                    "used more than this %% of a core is run again (at most --ab-rounds "
                    "times)")  # fmt: skip
     p.add_argument("--ab-concurrency", type=int, default=32,
-                   help="throughput phase: short games at a time")  # fmt: skip
+                   help="throughput phase: games at a time")  # fmt: skip
+    p.add_argument("--ab-load", default="full,short",
+                   help="throughput phase, run for each: full (the full phase's games, played "
+                   "to their end: full bot load, the issue's figure) or short (the flat "
+                   "phase's: the archiver's worst case)")  # fmt: skip
     p.add_argument("--deadline", type=float, default=7200.0, help="seconds for a phase's games")
     p.add_argument("--settle", type=float, default=600.0,
                    help="seconds for every game to be archived once played")  # fmt: skip

@@ -12,6 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from contracts.envelope import StoredEvent
+from domain.fairplay import CHAIN_V2, CHAIN_VERSIONS, chain_link, genesis_hash
 from services.runtime import archived
 from services.runtime.archived import Entries, pack_commands, pack_log, unpack_commands, unpack_log
 from services.runtime.codec import CorruptEntry
@@ -65,9 +66,12 @@ def archive_parsed(game_id: str, r: tuple[Any, ...]) -> tuple[StoredEvent, ...] 
         return repr(exc)
 
 
+def packed_log(entries: Entries) -> archived._Log:
+    return msgspec.msgpack.decode(zlib.decompress(pack_log(entries)), type=archived._Log)
+
+
 def odd_indexes(entries: Entries) -> list[int]:
-    log = msgspec.msgpack.decode(zlib.decompress(pack_log(entries)), type=archived._Log)
-    return [i for i, _, _ in log.odd]
+    return [i for i, _, _ in packed_log(entries).odd]
 
 
 def check(game_id: str, entries: Entries, commands: dict[bytes, bytes]) -> None:
@@ -95,6 +99,8 @@ def test_a_real_log_comes_back_byte_for_byte_and_packed_by_column(name: str) -> 
     commands = commands_of(entries)
     check(stored[0].game_id, entries, commands)
     assert odd_indexes(entries) == []  # every entry regular: nothing kept verbatim
+    assert packed_log(entries).chain in CHAIN_VERSIONS  # and no hash stored: each recomputed
+    assert packed_log(entries).hashes == b""
     # Packed smaller than the whole entries were: the columns and the log's command ids pay.
     plain = len(zlib.compress(msgspec.msgpack.encode(entries)))
     plain += len(zlib.compress(msgspec.msgpack.encode(commands)))
@@ -210,14 +216,76 @@ def test_command_ids_packed_with_their_log_are_not_read_without_it() -> None:
 
 def test_an_unknown_format_is_refused() -> None:
     entries = regular()
-    with pytest.raises(ValueError, match="format 2"):
-        unpack_log(pack_log(entries), 2)
-    with pytest.raises(ValueError, match="format 2"):
-        unpack_commands(pack_commands({}), 2)
-    with pytest.raises(ValueError, match="format 2"):
+    with pytest.raises(ValueError, match="format 3"):
+        unpack_log(pack_log(entries), 3)
+    with pytest.raises(ValueError, match="format 3"):
+        unpack_commands(pack_commands({}), 3)
+    with pytest.raises(ValueError, match="format 3"):
         archived.archived_game(
-            (*row("g-test", entries, {})[:4], 2, *row("g-test", entries, {})[5:])
+            (*row("g-test", entries, {})[:4], 3, *row("g-test", entries, {})[5:])
         )
+
+
+# -- hashes recomputed (format 2) --------------------------------------------------------------
+
+
+def chained(entries: Entries, chain: int = CHAIN_V2) -> Entries:
+    """The entries with each h the chain's link from the one before, as append.lua writes."""
+    out: Entries = []
+    prev = bytes.fromhex(genesis_hash(entries[0][1][b"g"].decode()))
+    for entry_id, f in entries:
+        prev = chain_link(chain, int(f[b"v"]), prev, f[b"type"], f[b"body"], int(f[b"ts"]),
+                          f[b"cmd"], f.get(b"act", b""))  # fmt: skip
+        out.append((entry_id, {**f, b"h": prev.hex().encode()}))
+    return out
+
+
+@pytest.mark.parametrize("chain", CHAIN_VERSIONS)
+def test_a_hash_that_is_its_link_is_recomputed_not_stored(
+    chain: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    entries = chained(regular(40), chain)
+    check("g-test", entries, commands_of(entries))
+    log = packed_log(entries)
+    assert (log.chain, log.hashes, log.odd) == (chain, b"", [])
+    packed = len(pack_log(entries))
+    monkeypatch.setattr(archived, "CHAIN_VERSIONS", ())  # as format 1 packed it: hashes stored
+    assert packed < len(pack_log(entries)) - 30 * 40
+
+
+def test_a_hash_that_is_not_its_link_is_kept_with_its_entry() -> None:
+    entries = chained(regular(8))
+    wrong = changed(entries, 3, h=b"%064x" % 1)  # the next entry's link is then not its h
+    check("g-test", wrong, commands_of(wrong))
+    assert odd_indexes(wrong) == [3, 4]
+    moved = changed(entries, 3, body=b"{}")  # a body changed after its hash was made
+    check("g-test", moved, commands_of(moved))
+    assert odd_indexes(moved) == [3]
+
+
+def test_an_entry_after_one_without_a_hash_is_kept_whole() -> None:
+    entries = changed(chained(regular(8)), 2, h=None)  # no link from it to the next
+    check("g-test", entries, commands_of([(i, f) for i, f in entries if b"h" in f]))
+    assert odd_indexes(entries) == [2, 3]
+
+
+def test_a_first_entry_of_no_chain_stores_every_hash() -> None:
+    entries = changed(chained(regular(8)), 0, h=b"%064x" % 1)
+    check("g-test", entries, commands_of(entries))
+    log = packed_log(entries)
+    assert (log.chain, len(log.hashes), log.odd) == (0, 8 * 32, [])
+
+
+def test_a_format_1_row_still_unpacks() -> None:
+    """Format 1 stored every hash, and its _Log had no `chain`."""
+    entries = regular(8)
+    log = packed_log(entries)
+    assert log.chain == 0
+    blob = zlib.compress(msgspec.msgpack.encode(msgspec.structs.astuple(log)[:-1]))
+    assert unpack_log(blob, 1) == entries
+    commands = pack_commands(commands_of(entries))
+    r = (*row("g-test", entries, {})[:4], 1, blob, commands)
+    assert list(archived.archived_game(r).stored) == list(parsed("g-test", entries))
 
 
 _SPECIAL = [b"", b"0", b"00", b"1", b"0012", b"\xff", b"g-test", b"0-1"]
@@ -230,6 +298,7 @@ _mutation = st.tuples(
 )  # fmt: skip
 
 
+@pytest.mark.parametrize("base", [regular(), chained(regular())], ids=["stored", "chained"])
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     mutations=st.lists(_mutation, max_size=6),
@@ -237,11 +306,12 @@ _mutation = st.tuples(
     extra=st.dictionaries(_bytes, _bytes, max_size=3),
 )
 def test_any_entries_and_command_ids_come_back_byte_for_byte(
+    base: Entries,
     mutations: list[tuple[int, bytes, bytes | None]],
     ids: list[tuple[int, bytes]],
     extra: dict[bytes, bytes],
 ) -> None:
-    entries = regular()
+    entries = base
     for i, name, value in mutations:
         entries = changed(entries, i, **{name.decode(): value})
     for i, entry_id in ids:
