@@ -422,20 +422,36 @@ def chain_link(
     """``h_n`` under chain version ``chain`` (:data:`CHAIN_V1`: the time, command id and action
     are not hashed) as its 32 raw bytes, from ``h_(n-1)``'s 32 raw bytes and the entry's
     fields as bytes, unchecked: the definition :func:`chain_hash` and :func:`chain_hash_v2`
-    check their arguments for, for a caller that recomputes many links from stored bytes."""
-    parts = [
-        b"gamelog:v2:" if chain == CHAIN_V2 else b"gamelog:v1:",
-        version.to_bytes(8, "big"),
-        prev,
-        len(type_).to_bytes(4, "big"),
-        type_,
-        len(body).to_bytes(4, "big"),
-        body,
-    ]
+    check their arguments for."""
+    return chain_links(chain, version, prev, [(type_, body)], time_ms, command_id, action)[0]
+
+
+def chain_links(
+    chain: int,
+    version: int,
+    prev: bytes,
+    entries: Sequence[tuple[bytes, bytes]],
+    time_ms: int = 0,
+    command_id: bytes = b"",
+    action: bytes = b"",
+) -> list[bytes]:
+    """:func:`chain_link` of consecutive entries (type, body) from ``version`` on that share
+    their time, command id and action (a command's append), each from the one before: what
+    they share is encoded once (a reader recomputing a whole log's hashes)."""
+    prefix = b"gamelog:v2:" if chain == CHAIN_V2 else b"gamelog:v1:"
+    shared = b""
     if chain == CHAIN_V2:
-        parts += [time_ms.to_bytes(8, "big"), len(command_id).to_bytes(4, "big"), command_id,
-                  len(action).to_bytes(4, "big"), action]  # fmt: skip
-    return hashlib.sha256(b"".join(parts)).digest()
+        shared = b"".join((time_ms.to_bytes(8, "big"), len(command_id).to_bytes(4, "big"),
+                           command_id, len(action).to_bytes(4, "big"), action))  # fmt: skip
+    out = []
+    for type_, body in entries:
+        prev = hashlib.sha256(b"".join((
+            prefix, version.to_bytes(8, "big"), prev, len(type_).to_bytes(4, "big"), type_,
+            len(body).to_bytes(4, "big"), body, shared,
+        ))).digest()  # fmt: skip
+        out.append(prev)
+        version += 1
+    return out
 
 
 def chain_hash(version: int, prev_hash: str, type_: str, body: bytes) -> str:

@@ -28,7 +28,7 @@ from typing import Any, Final
 import msgspec
 
 from contracts.envelope import StoredEvent
-from domain.fairplay import CHAIN_VERSIONS, chain_link, genesis_hash
+from domain.fairplay import CHAIN_VERSIONS, chain_link, chain_links, genesis_hash
 
 FORMAT: Final = 2  # archived_games.format of the layout below (1: every hash stored)
 READS: Final = (1, 2)  # the formats this release unpacks
@@ -164,27 +164,31 @@ def _columns(entries: Entries) -> _Log:
 
 def _with_hashes(log: _Log) -> _Log:
     """The log with every regular entry's hash in `hashes`: recomputed when `chain` implies
-    them, each from the entry before (an odd one's stored h)."""
+    them, each from the entry before (an odd one's stored h), a run's entries together."""
     if not log.chain:
         return log
     odd = {i: f for i, _, f in log.odd}
     prev = _genesis(log.g)
     out: list[bytes] = []
-    types, kinds, bodies, chain = log.types, log.kinds, log.bodies, log.chain
+    types, kinds, bodies = log.types, log.kinds, log.bodies
     i = pos = ts = 0  # the next regular entry; its place in the log; the run's time
     for cmd, delta, act, count in log.runs:
         ts += delta
-        for _ in range(count):
+        while count:
             while pos in odd:
                 prev = _hash(odd[pos].get(b"h", b""))
                 pos += 1
             if prev is None:  # packed so that it cannot be: a regular entry follows a hash
                 raise ValueError("an archived log's hash chain cannot be recomputed")
-            prev = chain_link(chain, pos + 1, prev, types[kinds[i]], bodies[i], ts, cmd,
-                              act or b"")  # fmt: skip
-            out.append(prev)
-            i += 1
-            pos += 1
+            n = 1  # the run's regular entries up to the next odd one
+            while n < count and pos + n not in odd:
+                n += 1
+            links = chain_links(log.chain, pos + 1, prev,
+                                [(types[kinds[k]], bodies[k]) for k in range(i, i + n)],
+                                ts, cmd, act or b"")  # fmt: skip
+            out += links
+            prev = links[-1]
+            i, pos, count = i + n, pos + n, count - n
     return msgspec.structs.replace(log, hashes=b"".join(out), chain=0)
 
 
