@@ -41,7 +41,7 @@ from contracts.envelope import StoredEvent
 from contracts.events import GameSealed
 from domain import fairplay
 from domain.audit.chain import chain_entries
-from services.runtime import archived
+from services.runtime import archived, metrics
 from services.runtime.bus import Requester, TabulaError
 from services.runtime.codec import CorruptEntry
 from services.runtime.database import connected
@@ -323,6 +323,8 @@ class Archiver:
         """Archive every sealed game still in Valkey: what a notice missed (the archiver was
         down, or the notice lost) or a removal that did not happen is found here."""
         pending = await self.pending()
+        metrics.ARCHIVE_BACKLOG.set(len(pending))
+        metrics.GAMES_HOT.set(await self.redis.zcard(GAMES_INDEX))
         before = self.totals.copy()
         if pending:
             self.mark(pending)
@@ -352,6 +354,8 @@ class Archiver:
         async with self.lock:
             outcomes = await self._batch(game_ids)
             self.totals.update(outcomes.values())
+            for outcome in outcomes.values():
+                metrics.ARCHIVED.labels(outcome).inc()
             return outcomes
 
     async def _batch(self, game_ids: list[str]) -> dict[str, str]:

@@ -37,6 +37,7 @@ from services.runtime.embedded import (
     Postgres,
     Server,
     die_with_parent,
+    free_port,
     port_free,
     start_nats,
     start_postgres,
@@ -286,6 +287,14 @@ async def _up(home: Path, rules_replicas: int, demo_games: int, host: str, port:
     gateway_env = {**env("gateway"), "DATABASE_URL": urls.postgres_for("gateway")}
     gateway = Child("gateway", "services.gateway", logs / "gateway.log", env=gateway_env)
     children.append(gateway)
+    # Each process serves its metrics on a port of its own, kept across its restarts; the
+    # gateway at its own /metrics.
+    where = f"[{host}]" if ":" in host else host
+    metrics = {"gateway": f"http://{where}:{port}/metrics"}
+    for child in children[:-1]:
+        metrics_port = free_port()
+        child.env = {**child.env, "TABULA_METRICS_PORT": str(metrics_port)}
+        metrics[child.name] = f"http://127.0.0.1:{metrics_port}/metrics"
     stack_file = stack_path(home)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -299,7 +308,8 @@ async def _up(home: Path, rules_replicas: int, demo_games: int, host: str, port:
         stack = StackFile(nats_url=urls.nats_for("player"), redis_url=urls.redis_for("auditor"),
                           admin_redis_url=urls.redis_for("admin"), pid=os.getpid(),
                           postgres_url=urls.postgres_for("auditor"),
-                          projector_url=urls.postgres_for("projector"))  # fmt: skip
+                          projector_url=urls.postgres_for("projector"),
+                          metrics=metrics)  # fmt: skip
         access.write_private(stack_file, msgspec.json.encode(stack))
         with contextlib.suppress(OSError):  # a read-only home only loses the convenience
             pointer = StackPointer(home=str(home), pid=os.getpid())
@@ -314,7 +324,7 @@ async def _up(home: Path, rules_replicas: int, demo_games: int, host: str, port:
             from services.cli.demo import run_demo
 
             await run_demo(stack.nats_url, demo_games, "chess3d", "", console, show=True)
-        where = f"[{host}]" if ":" in host else host
+        console.print("Metrics (Prometheus): " + ", ".join(f"{n} {u}" for n, u in metrics.items()))
         console.print(f"Open [bold]http://{where}:{port}/[/] (the gateway: sign-in, lobby, "
                       "games over HTTP and WebSocket, the rules)")  # fmt: skip
         console.print(

@@ -33,6 +33,7 @@ import structlog
 from contracts.envelope import StoredEvent
 from contracts.events import Event, GameEnded, GameSealed
 from domain.core import VariantError
+from services.runtime import metrics
 from services.runtime.codec import LogError, created, decode_event
 from services.runtime.database import connected
 from services.runtime.eventstore import EventStore
@@ -305,6 +306,7 @@ class Projector:
             with structlog.contextvars.bound_contextvars(game_id=game_id):
                 outcome = await self._catch_up(game_id)
                 self.totals[outcome] += 1
+                metrics.PROJECTED.labels(outcome).inc()
                 return outcome
 
     async def _catch_up(self, game_id: str) -> str:

@@ -48,9 +48,10 @@ from contracts.events import Event, GameSealed, SeedCommitted, SeedRevealed
 from domain import fairplay
 from domain.core import Decided, Decision, DrawResult, NeedDraws, Rejection, VariantError
 from domain.core import table as tables
-from domain.registry import event_decoder, find_ruleset
+from domain.registry import RULESETS, event_decoder, find_ruleset
 from services.rules.games import Game, Games
 from services.rules.randomness import RandomnessClient, RandomnessUnavailable
+from services.runtime import metrics
 from services.runtime.archived import Exact
 from services.runtime.codec import CorruptEntry, decode_event, encode
 from services.runtime.codec import created as created_event
@@ -102,6 +103,16 @@ def _tag(event: Event) -> str:
     return str(event.__struct_config__.tag)
 
 
+def _outcome(reply: Reply) -> str:
+    return reply.code if isinstance(reply, Error) else metrics.OK
+
+
+def _decide(game: "Game", req: Act, draws: list[DrawResult], idle_ms: int) -> Decision:
+    """tables.decide, timed."""
+    with metrics.DECIDE_SECONDS.labels(game.table.ruleset.name).time():
+        return tables.decide(game.table, req.seat, req.action, draws, idle_ms)
+
+
 class Rules:
     def __init__(self, store: EventStore, nc: NATS, secret: bytes, signer: ReceiptSigner,
                  cache_size: int = 20_000):  # fmt: skip
@@ -126,6 +137,13 @@ class Rules:
         return Keys(signing=[self.signer.public])
 
     async def create(self, req: CreateGame) -> Reply:
+        reply = await self._create(req)
+        # A ruleset's name only when it is one: a label never takes a client's free text.
+        name = req.ruleset if req.ruleset in RULESETS else "unknown"
+        metrics.COMMANDS.labels(name, "create", _outcome(reply)).inc()
+        return reply
+
+    async def _create(self, req: CreateGame) -> Reply:
         game_id = req.game_id or derive_game_id(req.command_id)
         structlog.contextvars.bind_contextvars(game_id=game_id)
         try:
@@ -184,6 +202,7 @@ class Rules:
                 reason = f"command {req.command_id} created {game_id} for another key"
                 return error(ErrorCode.FORBIDDEN, reason)
         else:
+            metrics.GAMES_STARTED.labels(ruleset.name).inc()
             game = Game(table, tokens, result.version, result.hash, result.events[-1].time_ms)
             self.games.remember(game_id, game)
             try:
@@ -199,9 +218,13 @@ class Rules:
 
     async def act(self, req: Act) -> Reply:
         try:
-            return await self._act(req)
+            reply = await self._act(req)
         except CorruptEntry as exc:  # in the log read to decide: named, never "internal"
-            return corrupt(exc)
+            reply = corrupt(exc)
+        game = self.games.cached.get(req.game_id)
+        name = game.table.ruleset.name if game is not None else "unknown"
+        metrics.COMMANDS.labels(name, "act", _outcome(reply)).inc()
+        return reply
 
     async def _act(self, req: Act) -> Reply:
         game = await self.games.get(req.game_id)
@@ -228,11 +251,11 @@ class Rules:
             now_ms = int(time.time() * 1000)
             if decision is None:
                 idle_ms = now_ms - game.last_ms
-                decision = tables.decide(game.table, req.seat, req.action, idle_ms=idle_ms)
+                decision = _decide(game, req, [], idle_ms)
                 draws: list[DrawResult] = []
                 while isinstance(decision, NeedDraws):  # every round gets every draw so far
                     draws += await self.randomness.draw(req.game_id, game.table, decision.requests)
-                    decision = tables.decide(game.table, req.seat, req.action, draws, idle_ms)
+                    decision = _decide(game, req, draws, idle_ms)
             if isinstance(decision, Rejection):
                 # Before refusing, make sure the refusal is not an artefact of a stale cache or
                 # of a retry of a command that was already applied.
@@ -272,6 +295,7 @@ class Rules:
                 await self.announce_again(game, result)
                 return await self.receipt(req.game_id, result)
             if seal_now:
+                metrics.GAMES_FINISHED.labels(table.ruleset.name).inc()
                 sealed = _sealed(result)
                 table = tables.evolve(table, sealed)
                 events.append(sealed)
@@ -343,6 +367,7 @@ class Rules:
         if not isinstance(result, Appended) or result.duplicate:
             await self.games.catch_up(game_id, game)
             return
+        metrics.GAMES_FINISHED.labels(game.table.ruleset.name).inc()
         sealed = _sealed(result)
         game.table = tables.evolve(tables.evolve(game.table, event), sealed)
         game.version, game.hash, game.last_ms = (

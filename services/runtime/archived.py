@@ -174,21 +174,22 @@ def _with_hashes(log: _Log) -> _Log:
     i = pos = ts = 0  # the next regular entry; its place in the log; the run's time
     for cmd, delta, act, count in log.runs:
         ts += delta
-        while count:
+        left = count
+        while left:
             while pos in odd:
                 prev = _hash(odd[pos].get(b"h", b""))
                 pos += 1
             if prev is None:  # packed so that it cannot be: a regular entry follows a hash
                 raise ValueError("an archived log's hash chain cannot be recomputed")
             n = 1  # the run's regular entries up to the next odd one
-            while n < count and pos + n not in odd:
+            while n < left and pos + n not in odd:
                 n += 1
             links = chain_links(log.chain, pos + 1, prev,
                                 [(types[kinds[k]], bodies[k]) for k in range(i, i + n)],
                                 ts, cmd, act or b"")  # fmt: skip
             out += links
             prev = links[-1]
-            i, pos, count = i + n, pos + n, count - n
+            i, pos, left = i + n, pos + n, left - n
     return msgspec.structs.replace(log, hashes=b"".join(out), chain=0)
 
 

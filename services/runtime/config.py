@@ -30,6 +30,8 @@ class StackFile(msgspec.Struct, frozen=True):
     postgres_url: str = ""
     # The same database as the `projector` role, for `tabula projections rebuild`.
     projector_url: str = ""
+    # Where each process serves its Prometheus metrics: process name -> URL.
+    metrics: dict[str, str] = {}
 
 
 class StackPointer(msgspec.Struct, frozen=True):
@@ -69,6 +71,11 @@ class Settings:
     # How often the projector looks for games whose log is ahead of their projection
     # (TABULA_PROJECT_S), besides catching up each game as its notices arrive.
     project_s: float = 10.0
+    # Where this process serves its Prometheus metrics (TABULA_METRICS_PORT, TABULA_METRICS_HOST:
+    # http://host:port/metrics); 0: not served. `tabula up` gives each process a port of its
+    # own; the gateway serves them at its /metrics as well.
+    metrics_port: int = 0
+    metrics_host: str = "127.0.0.1"
 
 
 def home() -> Path:
@@ -158,6 +165,10 @@ def load() -> Settings:
     sweep_s = seconds_from_env("TABULA_SWEEP_S", 15.0)
     archive_s = seconds_from_env("TABULA_ARCHIVE_S", 10.0)
     project_s = seconds_from_env("TABULA_PROJECT_S", 10.0)
+    metrics_port = os.environ.get("TABULA_METRICS_PORT", "0")
+    if not (metrics_port.isdigit() and int(metrics_port) < 65536):
+        raise ConfigError(f"TABULA_METRICS_PORT must be a port number (0: none), not "
+                          f"{metrics_port!r}")  # fmt: skip
     return Settings(
         nats_url=nats_url,
         redis_url=redis_url,
@@ -172,4 +183,6 @@ def load() -> Settings:
         database_url=os.environ.get("DATABASE_URL", ""),
         archive_s=archive_s,
         project_s=project_s,
+        metrics_port=int(metrics_port),
+        metrics_host=os.environ.get("TABULA_METRICS_HOST", "127.0.0.1"),
     )

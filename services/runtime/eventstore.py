@@ -24,6 +24,7 @@ from redis.exceptions import NoScriptError, ResponseError, WatchError
 from contracts.envelope import StoredEvent
 from contracts.events import GameCreated, GameEnded, GameSealed
 from domain import fairplay
+from services.runtime import metrics
 from services.runtime.archived import ArchivedGame, ArchiveReader, Entries
 from services.runtime.codec import CorruptEntry
 from services.runtime.keys import GAMES_INDEX, commands_key, log_key, meta_key
@@ -302,8 +303,11 @@ class EventStore:
         self._wakeup.set()
         if self._committer is None or self._committer.done():
             self._committer = asyncio.create_task(self._commit_loop(), name="eventstore-commit")
-        status, payload = await future
+        with metrics.APPEND_SECONDS.time():  # queued, batched, run and fsynced
+            status, payload = await future
         status = status.decode() if isinstance(status, bytes) else status
+        if status in ("conflict", "chain"):
+            metrics.APPEND_CONFLICTS.inc()
         if status == "conflict":
             return Conflict(int(payload))
         if status == "stale":

@@ -26,7 +26,7 @@ from nats.micro.service import EndpointConfig, Service, ServiceConfig
 
 from contracts.commands import MAX_REQUEST_BYTES, Error, Reply, Request
 from contracts.errors import ErrorCode
-from services.runtime import bus, config, eventstore, logging
+from services.runtime import bus, config, eventstore, logging, metrics
 from services.runtime.config import Settings
 
 R = TypeVar("R", bound=Request)
@@ -45,6 +45,7 @@ class ServiceApp:
         self.on_close: list[Callable[[], Awaitable[None]]] = []  # run after the drain
         self.on_drain: list[Callable[[], None]] = []  # told first when the drain begins
         self._endpoints: list[EndpointConfig] = []
+        self._micro: dict[str, Any] = {}  # endpoint name -> nats.micro's Endpoint (its stats)
         self._follows: list[tuple[str, Callable[[Msg], Awaitable[None]]]] = []
         self._subscriptions: list[Subscription] = []
         self._jobs: list[tuple[float, Callable[[], Awaitable[None]]]] = []
@@ -81,14 +82,22 @@ class ServiceApp:
                 log.exception("handler failed")
                 return Error(code=ErrorCode.INTERNAL, reason="internal error; see logs")
 
+        service = self.config.name
+        in_flight = metrics.IN_FLIGHT.labels(service)
+        seconds = metrics.REQUEST_SECONDS.labels(service, name)
+
         async def handle(msg: MicroRequest) -> None:
             started = time.perf_counter()
             # Each request runs in its own task, whose context starts empty: bind, never clear.
             structlog.contextvars.bind_contextvars(endpoint=name)
-            reply = await answer(msg.data)
-            with contextlib.suppress(Exception):  # no reply subject, or requester gone
-                await msg.respond(_encoder.encode(reply))
-            ms = round((time.perf_counter() - started) * 1000, 3)
+            with in_flight.track_inprogress():
+                reply = await answer(msg.data)
+                with contextlib.suppress(Exception):  # no reply subject, or requester gone
+                    await msg.respond(_encoder.encode(reply))
+            elapsed = time.perf_counter() - started
+            seconds.observe(elapsed)
+            self._count(name, reply, elapsed)
+            ms = round(elapsed * 1000, 3)
             if isinstance(reply, Error):
                 log.warning(
                     "rejected", code=reply.code, reason=reply.reason, clause=reply.clause, ms=ms
@@ -101,6 +110,23 @@ class ServiceApp:
 
         self._endpoints.append(
             EndpointConfig(name=name, subject=subject, handler=spawn, queue_group=queue_group)
+        )
+
+    def _count(self, name: str, reply: Reply, elapsed: float) -> None:
+        """A request's outcome, in the metrics and in $SRV.STATS. nats.micro counts a request
+        as an error only when its handler raises, and times only the handler, which here
+        hands the request to a task at once: its figures are set here instead (it keeps them
+        in private fields), so STATS counts every refusal and error, with the time taken."""
+        code = reply.code if isinstance(reply, Error) else metrics.OK
+        metrics.REQUESTS.labels(self.config.name, name, code).inc()
+        if (endpoint := self._micro.get(name)) is None:
+            return
+        if isinstance(reply, Error):
+            endpoint._num_errors += 1
+            endpoint._last_error = f"{reply.code}: {reply.reason}"
+        endpoint._processing_time += int(elapsed * 1e9)
+        endpoint._average_processing_time = endpoint._processing_time // max(
+            1, endpoint._num_requests
         )
 
     def follow(self, subject: str, message_type: type[M], handler: Callable[[M], None]) -> None:
@@ -139,6 +165,7 @@ class ServiceApp:
         self.service = await add_service(self.nc, self.config)
         for endpoint in self._endpoints:
             await self.service.add_endpoint(endpoint)
+            self._micro[endpoint.name] = self.service._endpoints[-1]  # the one just added
         for subject, cb in self._follows:
             self._subscriptions.append(await self.nc.subscribe(subject, cb=cb))
         await self.nc.flush()
@@ -195,6 +222,8 @@ async def serve(
 
     # no_echo: a service never hears its own publishes (the rules service follows committed
     # events to keep its cache current; its own are applied already). No service needs them.
+    exporter = metrics.serve(settings.metrics_port, settings.metrics_host) \
+        if settings.metrics_port else None  # fmt: skip
     nc = await bus.connect(
         settings.nats_url, max_reconnect_attempts=-1, no_echo=True, closed_cb=on_closed
     )
@@ -219,6 +248,8 @@ async def serve(
         await redis.aclose()
         if not nc.is_closed:
             await nc.close()
+        if exporter is not None:
+            exporter[0].shutdown()
         log.info("stopped", service=app.config.name if app else "?", lost_bus=lost)
     return 1 if lost else 0
 

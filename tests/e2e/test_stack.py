@@ -9,10 +9,12 @@ import os
 import signal
 import socket
 import subprocess
+import urllib.request
 from pathlib import Path
 from urllib.parse import urlsplit
 
 import psycopg
+from prometheus_client.parser import text_string_to_metric_families
 
 from contracts.commands import Receipt
 from domain.registry import find_ruleset
@@ -61,6 +63,15 @@ def server_pid(up: subprocess.Popen[str], word: str) -> int:
     return pid
 
 
+def scraped(url: str, name: str, **labels: str) -> float:
+    """A sample's value on a process's metrics page (0 when absent)."""
+    with urllib.request.urlopen(url, timeout=10) as page:
+        text = page.read().decode()
+    return sum(sample.value for family in text_string_to_metric_families(text)
+               for sample in family.samples
+               if sample.name == name and sample.labels == labels)  # fmt: skip
+
+
 def log_lines(path: Path) -> list[dict[str, object]]:
     return [json.loads(line) for line in path.read_text().splitlines() if line.startswith("{")]
 
@@ -82,13 +93,21 @@ async def test_ctrl_c_drains_every_command_in_flight_then_the_servers_keep_their
 
     up = start_up(home)
     try:
-        await asyncio.to_thread(read_until, up, "Serving")
+        shown = await asyncio.to_thread(read_until, up, "Serving")
         first = read_stack(home)
         assert first is not None
+        assert set(first.metrics) == set(STOPPED[:7])  # every process: where its metrics are
+        said = " ".join(shown.split())  # as wrapped to the terminal's width
+        assert all(f"{name} {url}" in said for name, url in first.metrics.items()), shown
         # One attempt each, answered within 30 s or failed: an unanswered command shows.
         client = await Client.connect(first.nats_url, timeout=30.0, retries=0)
         try:
             games = [await client.create_game("chess3d") for _ in range(GAMES)]
+            # Each replica counts the creates it made: together, every one
+            creates = {"ruleset": "chess3d", "command": "create", "outcome": "ok"}
+            made = sum(scraped(first.metrics[r], "tabula_commands_total", **creates)
+                       for r in ("rules-0", "rules-1"))  # fmt: skip
+            assert made == GAMES
             valkey = server_pid(up, "valkey")
             os.kill(valkey, signal.SIGSTOP)
             try:
