@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import re
 import unicodedata
+from collections.abc import Awaitable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Final, TypeVar
@@ -27,12 +28,13 @@ from litestar.params import FromPath, FromQuery
 from litestar.response import File
 from litestar.static_files import create_static_files_router
 from markdown_it import MarkdownIt
+from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
 from contracts.errors import ErrorCode
 from domain.core import VariantError
 from services.client.client import TabulaError
 from services.gateway.door import OUTAGES, RULES_STYLE, Feeds, error_body
-from services.gateway.lobby import Lobby, rulesets
+from services.gateway.lobby import Lobby, ReadModel, rulesets
 from services.gateway.people import (
     NAME,
     Accounts,
@@ -46,6 +48,7 @@ from services.gateway.people import (
 from services.gateway.play import HouseBots, Play
 from services.gateway.queue import Queue, shown
 from services.runtime import keys
+from services.runtime.metrics import WEBSOCKETS
 
 log = structlog.get_logger()
 COOKIE: Final = "tabula_session"
@@ -181,7 +184,8 @@ def same_origin(connection: ASGIConnection[Any, Any, Any, Any]) -> bool:
 
 
 async def guard(request: Request[Any, Any, Any]) -> None:
-    """Before every API request: the client's rate, and CSRF for requests that change state."""
+    """Before every request (but the metrics and health routes': `unguarded`): the client's
+    rate, and CSRF for requests that change state."""
     gateway = gateway_of(request)
     await gateway.rates.check("requests", "ip", address(request),
                               gateway.limits.requests_per_minute, 60)  # fmt: skip
@@ -460,6 +464,7 @@ async def feed(socket: WebSocket[Any, Any, Any], game_id: FromPath[str]) -> None
             await send({"type": "events", "events": batch})
 
     pumping = asyncio.create_task(pump())
+    WEBSOCKETS.inc()  # an open feed; a refused one (closed above) is not
     try:
         while True:
             raw = await socket.receive_data(mode="binary")
@@ -467,6 +472,7 @@ async def feed(socket: WebSocket[Any, Any, Any], game_id: FromPath[str]) -> None
     except WebSocketDisconnect:
         pass
     finally:
+        WEBSOCKETS.dec()
         pumping.cancel()
         with contextlib.suppress(asyncio.CancelledError, Exception):
             await pumping
@@ -492,6 +498,73 @@ async def _ws_act(gateway: Gateway, player: Player | None, game_id: str,
     except TabulaError as exc:
         return {"type": "error", "command_id": command_id,
                 **error_body(ErrorCode(exc.code), exc.reason, exc.clause)}  # fmt: skip
+
+
+# -- metrics and health -------------------------------------------------------------------------
+
+READY_TIMEOUT_S: Final = 1.0  # a probe waits this long for Valkey or PostgreSQL, at most
+OK: Final = "ok"
+NOT_CONFIGURED: Final = "not configured"
+
+
+async def unguarded(_: Request[Any, Any, Any]) -> None:
+    """In place of `guard` (a route's own before_request wins over the app's): a scraper or a
+    probe asking every few seconds is not a client to rate-limit, and changes nothing."""
+
+
+@get("/metrics", before_request=unguarded)
+async def metrics() -> Response[bytes]:
+    """This process's metrics (services/runtime/metrics.py), for Prometheus. They carry no
+    game, player or session id; the proxy in front should still serve them to the operator
+    alone."""
+    return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)
+
+
+@get("/livez", before_request=unguarded)
+async def livez() -> dict[str, str]:
+    """The process runs and answers (a supervisor restarts it when this fails)."""
+    return {"status": OK}
+
+
+async def _probe(check: str, probe: Awaitable[object]) -> str:
+    """The check's answer: OK, or why not in a few words. Never the error's own text, which
+    may name a server (a URL, a user) to whoever asks; the log has it for the operator."""
+    try:
+        async with asyncio.timeout(READY_TIMEOUT_S):
+            await probe
+    except TimeoutError:
+        reason = f"no answer within {READY_TIMEOUT_S:g} s"
+        log.warning("not ready", check=check, error=reason)
+        return reason
+    except Exception as exc:  # noqa: BLE001  # any failure is the check's answer, not the route's
+        log.warning("not ready", check=check, error=repr(exc))
+        return f"unreachable ({type(exc).__name__})"
+    return OK
+
+
+async def readiness(gateway: Gateway) -> dict[str, str]:
+    """Each thing the gateway needs, "ok" or why not: the bus (its connection), the store (a
+    PING) and the read model (a `SELECT 1`; "not configured" without DATABASE_URL, the lobby
+    then lists games from the store)."""
+    nc = gateway.play.client.nc
+    nats = OK if nc.is_connected else "reconnecting" if nc.is_reconnecting else "not connected"
+    valkey, postgres = await asyncio.gather(_probe("valkey", gateway.rates.redis.ping()),
+                                            _postgres(gateway.lobby.read_model))  # fmt: skip
+    return {"nats": nats, "valkey": valkey, "postgres": postgres}
+
+
+async def _postgres(read_model: ReadModel | None) -> str:
+    return NOT_CONFIGURED if read_model is None else await _probe("postgres", read_model.ping())
+
+
+@get("/readyz", before_request=unguarded)
+async def readyz(request: Request[Any, Any, Any]) -> Response[dict[str, Any]]:
+    """200 when the gateway reaches what it needs, else 503 (a load balancer sends it no one
+    meanwhile); either way each check's answer."""
+    checks = await readiness(gateway_of(request))
+    ready = all(answer in (OK, NOT_CONFIGURED) for answer in checks.values())
+    return Response({"status": "ready" if ready else "not ready", "checks": checks},
+                    status_code=200 if ready else 503)  # fmt: skip
 
 
 # -- pages --------------------------------------------------------------------------------------
@@ -547,6 +620,9 @@ def build_app(gateway: Gateway) -> Litestar:
             feed,
             rules_page,
             index,
+            metrics,
+            livez,
+            readyz,
             create_static_files_router("/static", [WEB_DIR]),
         ],
         exception_handlers={

@@ -2,8 +2,9 @@
 
 Who may say where a request comes from (TABULA_GATEWAY_TRUSTED_PROXIES), the Host names it
 answers to (TABULA_GATEWAY_ALLOWED_HOSTS), how long a request's head may take to arrive
-(TABULA_GATEWAY_HEADER_TIMEOUT), the headers every response carries, and how many WebSockets
-a player and an address hold at once (counted in the store, shared by every replica).
+(TABULA_GATEWAY_HEADER_TIMEOUT), the headers every response carries, the count of responses
+(services.runtime.metrics.HTTP_RESPONSES), and how many WebSockets a player and an address hold
+at once (counted in the store, shared by every replica).
 """
 
 import asyncio
@@ -27,6 +28,7 @@ import structlog
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from contracts.errors import ErrorCode
+from services.runtime.metrics import HTTP_RESPONSES
 
 log = structlog.get_logger()
 
@@ -182,16 +184,65 @@ ASGI = Callable[[Message, Callable[[], Awaitable[Message]], Callable[[Message], 
                 Awaitable[None]]  # fmt: skip
 
 
+class _Code(msgspec.Struct, frozen=True):
+    code: str = ""
+
+
+class _Refusal(msgspec.Struct, frozen=True):
+    """What the count needs of an error's body (error_body)."""
+
+    error: _Code
+
+
+CODES: Final = frozenset(ErrorCode)
+COUNTED_BODY: Final = 4096  # an error's body is a few hundred bytes; more is not one of ours
+
+
+def error_code(body: bytes) -> str:
+    """The code of an error's JSON body; "" for any other body, or a code that is not ours (a
+    label takes few values: never one a client could choose)."""
+    try:
+        code = msgspec.json.decode(body, type=_Refusal).error.code
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return ""
+    return code if code in CODES else ""
+
+
+def counted(send: Callable[[Message], Awaitable[None]]) -> Callable[[Message], Awaitable[None]]:
+    """`send`, counting the HTTP response it carries in HTTP_RESPONSES (by status, and by its
+    code for an error), as its last part goes out. Counted here, where every response passes
+    (the routes', the exception handlers' and the door's own), each is counted once."""
+    status = 0
+    body = bytearray()
+
+    async def counting(message: Message) -> None:
+        nonlocal status
+        if message["type"] == "http.response.start":
+            status = message["status"]
+        elif message["type"] == "http.response.body" and status:
+            if status >= 400 and len(body) < COUNTED_BODY:
+                body.extend(message.get("body", b""))
+            if not message.get("more_body", False):
+                code = error_code(bytes(body)) if status >= 400 else ""
+                HTTP_RESPONSES.labels(status=str(status), code=code).inc()
+                status = 0
+        await send(message)
+
+    return counting
+
+
 def door(app: Any, hosts: frozenset[str]) -> ASGI:
     """The app behind the door: a request for another Host is refused before any route (a page
     of another site whose name resolves here, DNS rebinding, would otherwise be same-origin to
-    itself), and every response carries SECURITY_HEADERS."""
+    itself), every response carries SECURITY_HEADERS and is counted (HTTP_RESPONSES)."""
 
     async def admit(scope: Message, receive: Callable[[], Awaitable[Message]],
                     send: Callable[[Message], Awaitable[None]]) -> None:  # fmt: skip
         if scope["type"] == "lifespan":
             await app(scope, receive, send)
             return
+        if scope["type"] == "http":
+            send = counted(send)
         host = next((v.decode("latin-1") for k, v in scope["headers"] if k == b"host"), "")
         if not host_allowed(host, hosts):
             if scope["type"] == "websocket":

@@ -129,6 +129,22 @@ class ReadModel:
             cur = await self.conn.execute(query, args)
             return [tuple(r) for r in await cur.fetchall()]
 
+    async def ping(self) -> None:
+        """`SELECT 1` on the connection (readiness, /readyz): raises when PostgreSQL does not
+        answer. The caller bounds the wait."""
+        async with self.lock:
+            try:
+                self.conn = await connected(self.conn, self.url, autocommit=True,
+                                            connect_timeout=5)  # fmt: skip
+                await self.conn.execute("SELECT 1")
+            except BaseException:
+                # A query cut short (the caller's timeout) may leave the connection in the
+                # middle of a command: the next use makes a new one.
+                if self.conn is not None:
+                    await self.conn.close()
+                    self.conn = None
+                raise
+
     async def close(self) -> None:
         if self.conn is not None:
             await self.conn.close()

@@ -25,6 +25,7 @@ from services.gateway.lobby import BOT, Lobby, Table
 from services.gateway.people import Player, refuse, text
 from services.runtime import keys
 from services.runtime.codec import created, export_line
+from services.runtime.metrics import BOT_SEATS
 
 COMMAND_ID: Final = re.compile(r"^[A-Za-z0-9_-]{1,100}\Z")
 log = structlog.get_logger()
@@ -107,7 +108,14 @@ class HouseBots:
             return
         task = asyncio.create_task(self._play(game_id, seat, table.tokens[seat], secret))
         self.playing[(game_id, seat)] = task
-        task.add_done_callback(lambda _: self.playing.pop((game_id, seat), None))
+        BOT_SEATS.inc()
+
+        def ended(_: asyncio.Task[None]) -> None:
+            # However the task ends (its game over, the lease lost, cancelled at stop).
+            self.playing.pop((game_id, seat), None)
+            BOT_SEATS.dec()
+
+        task.add_done_callback(ended)
 
     def _ttl(self) -> int:
         return max(1, round(self.lease_s))
