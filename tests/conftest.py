@@ -19,7 +19,7 @@ from contracts.envelope import StoredEvent
 from contracts.events import Event
 from services.client.bot import play_seat
 from services.client.client import Client
-from services.runtime import access, bus, migrations
+from services.runtime import access, bus, keys, migrations
 from services.runtime.codec import decode_log
 from services.runtime.config import Settings
 from services.runtime.embedded import Server, start_nats, start_postgres, start_valkey
@@ -190,6 +190,17 @@ async def running(build: Build, settings: Settings) -> AsyncIterator[asyncio.Tas
         await task
 
 
+async def empty_queues(admin_redis_url: str) -> None:
+    """No ticket or table left by an earlier test: the matchmaking queues live in the store
+    now, and outlive a stack (a stack used to start with empty ones, in its process)."""
+    r = aioredis.from_url(admin_redis_url)
+    try:
+        async for key in r.scan_iter(match=f"{keys.PREFIX}:match:*", count=1000):
+            await r.delete(key)
+    finally:
+        await r.aclose()
+
+
 @pytest.fixture
 async def stack(
     settings: Settings, role_settings: Callable[[str], Settings]
@@ -200,6 +211,7 @@ async def stack(
     from services.randomness.__main__ import build as randomness
     from services.rules.__main__ import build as rules
 
+    await empty_queues(settings.admin_redis_url)
     async with (
         running(rules, role_settings("rules")),
         running(randomness, role_settings("randomness")),

@@ -2,10 +2,10 @@
 (as any bot would, with a ticket of its own), opens the seat token sealed to it when the game
 is made, and records the seat in the player's table like a challenge's.
 
-A player holds at most one ticket. Tickets live in this process, like the matchmaker's queues:
-a page that stops asking after its ticket (closed, gone offline) has it cancelled after
-UNSEEN_S, so nobody is paired with someone who has left; a gateway restart forgets its tickets
-and their players queue again.
+A player holds at most one ticket. Tickets live in this process (the matchmaker's queues live
+in the store; these places do not yet): a page that stops asking after its ticket (closed,
+gone offline) has it cancelled after UNSEEN_S, so nobody is paired with someone who has left;
+a gateway restart forgets its tickets and their players queue again.
 """
 
 import asyncio

@@ -137,7 +137,15 @@ VALKEY_RULES: Final[dict[str, str]] = {
         f"~{_GAME}:seed ~{_GAME}:secret ~{_GAME}:drawn %R~{_GAME}:meta %R~{_GAME}:log "
         "+@connection +get +set +hget +hmget +hset +hsetnx +hexists +xrange +del"
     ),
-    "matchmaking": "resetkeys +@connection",
+    # Its queues, tickets and tables (tabula:match:*: every one of its keys, nothing of a game's
+    # or the gateway's), with the commands it and pair.lua run there, each named: the script
+    # by EVALSHA (SCRIPT LOAD when the store lacks it), a cancel by WATCH/MULTI, a completed
+    # table removed in one MULTI.
+    "matchmaking": (
+        f"~{keys.MATCH_KEYS} +@connection +evalsha +script|load +get +set +expire +persist "
+        "+exists +hgetall +hmget +hset +del +zadd +zrem +zrange +zcard +zremrangebyscore +watch "
+        "+unwatch +multi +exec +discard"
+    ),
     # Sessions, challenges, seats and the seat tokens it holds: its own keys and nothing else
     # (DEL there touches no game).
     "gateway": (

@@ -5,6 +5,7 @@ A game's keys share the hash tag `{game_id}`, so the append script (and, on a cl
 slot) holds its log, meta and command ids together; the few global keys stand apart.
 """
 
+import hashlib
 from typing import Final
 
 PREFIX: Final = "tabula"
@@ -149,3 +150,53 @@ def drawn_key(game_id: str) -> str:
     """Hash: "n:<nonce>" -> "kind n", "mix", and how far the log has been read
     ("log:version", "log:next", "log:dealt")."""
     return _game(game_id, "drawn")
+
+
+# The matchmaking service's (services/matchmaking), apart from the games and the gateway's (its
+# store user sees nothing else). Every key of one queue shares the hash tag `{<queue>}`, so
+# pair.lua touches one slot; the queue name is the ruleset and a digest of the variant (a
+# variant is free text, a digest holds no `}`).
+MATCH_KEYS: Final = f"{PREFIX}:match:*"
+MATCH_QUEUES: Final = f"{PREFIX}:match:queues"  # sorted set: queue names by last enqueue (ms)
+
+
+def match_queue(ruleset: str, variant: str) -> str:
+    """The name of the queue of `ruleset`'s (canonical) `variant`."""
+    return f"{ruleset}:{hashlib.sha256(variant.encode()).hexdigest()[:32]}"
+
+
+def match_prefix(queue: str) -> str:
+    """What every key of the queue starts with: pair.lua builds its ticket and table keys from
+    it exactly as below."""
+    return f"{PREFIX}:match:{{{queue}}}:"
+
+
+def match_waiting_key(queue: str) -> str:
+    """Sorted set: the queue's waiting tickets, by first enqueue (ms)."""
+    return match_prefix(queue) + "waiting"
+
+
+def match_ticket_key(queue: str, ticket: str) -> str:
+    """Hash: player, owner (SHA-256 of the owner secret, hex), reply_key, since (first enqueue,
+    ms), and "table" once seated; expires unless enqueued again (persists once seated)."""
+    return match_prefix(queue) + f"ticket:{ticket}"
+
+
+def match_tables_key(queue: str) -> str:
+    """Sorted set: the queue's tables not yet completed (their game made and announced), by
+    when they were formed (ms)."""
+    return match_prefix(queue) + "tables"
+
+
+def match_table_key(queue: str, table: str) -> str:
+    """Hash: tickets (space-separated, seat order), "player:<seat>", "reply_key:<seat>",
+    "since:<seat>" (the ticket's first enqueue, ms), ruleset, variant, command (the
+    CreateGame's command id), key (the X25519 private key the seat tokens come sealed to,
+    hex), created (ms)."""
+    return match_prefix(queue) + f"table:{table}"
+
+
+def match_where_key(ticket: str) -> str:
+    """String: the queue name a ticket was last enqueued in (a hint for Cancel, which names no
+    queue; its own slot, expiring after the ticket)."""
+    return f"{PREFIX}:match:where:{ticket}"

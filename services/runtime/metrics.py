@@ -60,10 +60,10 @@ PROJECTED: Final = Counter(
 
 # -- matchmaking ----------------------------------------------------------------------------
 QUEUE_TICKETS: Final = Gauge(
-    "tabula_queue_tickets", "Tickets waiting in a matchmaking queue", ["ruleset", "variant"]
-)
+    "tabula_queue_tickets", "Tickets waiting in the matchmaking queues of a ruleset (every "
+    "variant), at a matchmaker's last sweep", ["ruleset"])  # fmt: skip
 QUEUE_WAIT_SECONDS: Final = Histogram(
-    "tabula_queue_wait_seconds", "Time from a ticket's first enqueue to its game",
+    "tabula_queue_wait_seconds", "Time from a table's first ticket's enqueue to its game",
     ["ruleset"], buckets=(1, 5, 15, 30, 60, 120, 300, 600, 1800))  # fmt: skip
 
 # -- the gateway ----------------------------------------------------------------------------

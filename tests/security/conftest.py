@@ -12,7 +12,7 @@ from nats.aio.client import Client as NATS
 from services.client.client import Client
 from services.runtime import bus
 from services.runtime.config import Settings
-from tests.conftest import Servers, running, settings_for
+from tests.conftest import Servers, empty_queues, running, settings_for
 
 
 @pytest.fixture
@@ -27,6 +27,7 @@ async def closed_stack(
     def as_role(role: str) -> Settings:
         return settings_for(closed_servers, role, tmp_path)
 
+    await empty_queues(closed_servers.redis_for("admin"))
     async with (
         running(rules, as_role("rules")),
         running(randomness, as_role("randomness")),
