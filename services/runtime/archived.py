@@ -7,13 +7,12 @@ zlib compresses it (_Log): an entry as append.lua and import_log write it (at st
 the fields g, v, type, body, cmd, ts, h and maybe act, `g` the log's game id, `v` its version,
 `ts` a decimal number, `h` lowercase hex) keeps only what cannot be derived: its type (from a
 table) and body; its command id, time (a difference from the previous) and action once per run
-of entries that share them; its hash not at all when it is the hash chain's link from the entry
-before (domain.fairplay.chain_link, under the chain version of the log's first entry: format
-2), else as 32 raw bytes. Any other entry is kept whole, as it was (in `odd`), so unpacking
-gives back the very bytes Valkey held, whatever they were: the hash chain, the seal's signature
-and every receipt verify from the archive as they did from the hot store. A hash costs 32 bytes
-that no compression shrinks, as much as the rest of a small event: recomputed when read
-(about 2 us an entry), it is not stored.
+of entries that share them; its hash as 32 raw bytes, or, in a long log (IMPLIED_FROM
+entries), not at all when it is the hash chain's link from the entry before (recomputed when
+read, about 1 us an entry: domain.fairplay.chain_links, under the chain version of the log's
+first entry; format 2). Any other entry is kept whole, as it was (in `odd`), so unpacking gives
+back the very bytes Valkey held, whatever they were: the hash chain, the seal's signature and
+every receipt verify from the archive as they did from the hot store.
 The command ids likewise: a receipt "<first> <last> <hash>" is three numbers' worth, and none
 when the log given to pack_commands implies it (the versions and last hash of the command's
 entries), which unpack_commands then needs again.
@@ -31,6 +30,11 @@ from contracts.envelope import StoredEvent
 from domain.fairplay import CHAIN_VERSIONS, chain_link, chain_links, genesis_hash
 
 FORMAT: Final = 2  # archived_games.format of the layout below (1: every hash stored)
+# A log of this many regular entries or more has its hashes recomputed rather than stored: in
+# a long log they are most of the row (Yavoch decker's 1,300 events: 40 KB of hashes, which no
+# compression shrinks, in 60), and reading it stays faster than from Valkey; in a short one
+# they cost little, and recomputing them would make its read slower than Valkey's.
+IMPLIED_FROM: Final = 512
 READS: Final = (1, 2)  # the formats this release unpacks
 LEVEL: Final = 6  # zlib's default: level 9 saved under 0.5% on real logs, at more time
 
@@ -128,7 +132,7 @@ def _columns(entries: Entries) -> _Log:
         and f.get(b"g") == g and f.keys() in (_FIELDS, _WITH_ACT)
         for i, (entry_id, f) in enumerate(entries)
     ]  # fmt: skip
-    chain = _chain_of(entries, g, regular)
+    chain = _chain_of(entries, g, regular) if sum(regular) >= IMPLIED_FROM else 0
     types: dict[bytes, int] = {}
     kinds: list[int] = []
     runs: list[list[Any]] = []

@@ -37,23 +37,25 @@ Phases, in this order (`--phases`):
   `--flat-sample` games finished: first, max, last; the hot games (games index) and the
   backlog at each sample; the keys in Valkey at the end.
 
-- throughput: what the archiver (and the removals it asks of the rules service) costs the
-  rules service's throughput, under each load of `--ab-load`: "full", the full phase's games
-  played to their end by the bots (full bot load, the issue's figure), and "short", the flat
-  phase's short games (they seal, and so are archived, at the highest rate per command: the
-  archiver's worst case). `--ab-concurrency` games at a time,
-  games started as games end, the same games in every window (so that A and B differ by the
-  archiver, not by the mix). Each window: `--ab-warmup` s of load, then
+- throughput: what the archiver (and the removals it asks of the rules service) costs the rules
+  service's throughput, under each load of `--ab-load`: "recorded", make bench's load (recorded
+  3-D Chess games of 80 plies sent move by move, so the load generator chooses nothing, then
+  resigned so that they end and are archived: the issue's figure); "full", the full phase's
+  games played to their end by the bots (their choices cost the load generator as much as the
+  stack's rules service); and "short", the flat phase's short games (they seal, and so are
+  archived, at the highest rate per command: the archiver's worst case). `--ab-concurrency`
+  games at a time, games started as games end, the same games in every window (so that A and B
+  differ by the archiver, not by the mix). Each window: `--ab-warmup` s of load, then
   `--ab-seconds` s measured: receipts (creates and actions acknowledged, each checked) per
   second, and every process's CPU over the window. A: the archiver running; B: the archiver
   frozen (SIGSTOP on its pid, found among `tabula up`'s children by "services.archiver", before
-  the warm-up; SIGCONT once the window's games have ended). After each window, until the
-  backlog is archived, so each starts from the same state. `--ab-rounds` rounds, order ABBA;
-  a round during which the rest of the machine used more than `--ab-busy` % of a core is run
-  again (at most `--ab-rounds` times), as in `make bench`. Reported per round: the rates, A/B,
-  the rules service's CPU per receipt; the median A/B (target >= 0.95); the backlog's max
-  during the A windows (sampled every second; in B once, at the end of the window: the scan
-  grows with the backlog); the load generator's CPU share and the rest of the machine's.
+  the warm-up; SIGCONT once the window's games have ended). After each window, until the backlog
+  is archived, so each starts from the same state. `--ab-rounds` rounds, order ABBA; a round
+  during which the rest of the machine used more than `--ab-busy` % of a core is run again (at
+  most `--ab-rounds` times), as in `make bench`. Reported per round: the rates, A/B, the rules
+  service's CPU per receipt; the median A/B (target >= 0.95); the backlog's max during the A
+  windows (sampled every second; in B once, at the end of the window: the scan grows with the
+  backlog); the load generator's CPU share and the rest of the machine's.
 
 The read phase runs before the flat one, so that it measures a quiet stack. The throughput
 phase runs last: it leaves thousands of games' tombstones (15 min TTL) that would move the
@@ -108,6 +110,7 @@ from services.runtime.keys import (
 )
 from tests.bench.run import machine_cpu_seconds
 from tests.faults.run import pids_of
+from tests.recorded import record_games
 from tests.stack import embedded_stack
 
 # Ruleset and variant of the games, round robin. Random bots rarely end a Spacewar game: the
@@ -124,6 +127,7 @@ TABLES = (
     ("spacewar", "turn_limit=20"),
     ("spacewar-ha", "turn_limit=100"),
 )
+RECORDED_PLIES = 80  # as make bench records them
 CREATES = 8  # tries at a create, 0.2 s apart and doubling (its seed waits for randomness)
 KB = 1024
 _type = msgspec.json.Decoder(dict[str, Any])
@@ -420,6 +424,18 @@ async def run_games(count: int, concurrency: int, deadline: float,
     )
     errors += [e for t in finished if (e := t.exception()) is not None]
     return played, errors
+
+
+async def play_recorded(client: Client, moves: list[tuple[int, str]]) -> None:
+    """A recorded 3-D Chess game sent move by move (the client chooses nothing: make bench's
+    load), then resigned by the seat to move, so that it ends and is archived."""
+    game = await create(client, "chess3d", "")
+    tokens = [s.token for s in game.seats]
+    for seat, action in moves:
+        await client.act(game.game_id, seat, tokens[seat], action)
+    seat = 1 - moves[-1][0] if moves else 0
+    with contextlib.suppress(TabulaError):  # the recording ended the game itself
+        await client.act(game.game_id, seat, tokens[seat], "resign")
 
 
 def short_policy(moves: int) -> Callable[..., Any]:
@@ -1002,7 +1018,11 @@ async def throughput_phase(stack: Any, root: int, args: argparse.Namespace, admi
     seconds, rounds, warmup, conc = args.ab_seconds, args.ab_rounds, args.ab_warmup, \
         args.ab_concurrency  # fmt: skip
     short = load == "short"
-    games = "the flat phase's short games" if short else "the full phase's games, to their end"
+    games = {"short": "the flat phase's short games",
+             "full": "the full phase's games, to their end",
+             "recorded": f"make bench's recorded 3-D Chess games ({RECORDED_PLIES} plies, then a "
+                         "resignation)"}[load]  # fmt: skip
+    recorded = record_games(40, RECORDED_PLIES, seed=1) if load == "recorded" else []
     print(f"\n== throughput ({load} load): {games}, {conc} at a time, played for "
           f"{seconds:.0f} s windows (after {warmup:.0f} s of warm-up) in {rounds} round"
           f"{'s' * (rounds > 1)}, order ABBA: A the archiver running, B the archiver frozen "
@@ -1031,7 +1051,10 @@ async def throughput_phase(stack: Any, root: int, args: argparse.Namespace, admi
                 rng = random.Random(args.seed * 1_000_003 + 10**8 + n)
                 policy = short_policy(rng.randrange(5)) if short else None
                 try:
-                    await play_game(client, ruleset, variant, args.seed + 10**8 + n, policy)
+                    if recorded:
+                        await play_recorded(client, recorded[n % len(recorded)])
+                    else:
+                        await play_game(client, ruleset, variant, args.seed + 10**8 + n, policy)
                     finished += 1
                 except Exception as exc:  # noqa: BLE001  # counted, and the load goes on
                     errors += 1
@@ -1222,10 +1245,11 @@ def main(argv: list[str] | None = None) -> None:
                    "times)")  # fmt: skip
     p.add_argument("--ab-concurrency", type=int, default=32,
                    help="throughput phase: games at a time")  # fmt: skip
-    p.add_argument("--ab-load", default="full,short",
-                   help="throughput phase, run for each: full (the full phase's games, played "
-                   "to their end: full bot load, the issue's figure) or short (the flat "
-                   "phase's: the archiver's worst case)")  # fmt: skip
+    p.add_argument("--ab-load", default="recorded,full,short",
+                   help="throughput phase, run for each: recorded (make bench's load: recorded "
+                   "3-D Chess games sent move by move, then resigned; the issue's figure), "
+                   "full (the full phase's games played to their end by bots) or short (the "
+                   "flat phase's: the archiver's worst case)")  # fmt: skip
     p.add_argument("--deadline", type=float, default=7200.0, help="seconds for a phase's games")
     p.add_argument("--settle", type=float, default=600.0,
                    help="seconds for every game to be archived once played")  # fmt: skip

@@ -6,7 +6,6 @@ tests; the metrics are this process's (the gateway runs in it), read as a scrape
 import asyncio
 import contextlib
 import dataclasses
-import socket
 from collections.abc import AsyncIterator, Callable
 from typing import Any, Final
 
@@ -18,6 +17,7 @@ from services.gateway.__main__ import listen, serving
 from services.gateway.people import Limits
 from services.runtime import keys
 from services.runtime.config import Settings
+from services.runtime.embedded import free_port
 from tests.conftest import Postgres
 from tests.gateway.conftest import Person, next_frame
 from tests.gateway.test_gateway import chess_game
@@ -74,14 +74,6 @@ async def until_gauge(http: httpx.AsyncClient, name: str, wanted: float) -> None
     raise AssertionError(f"{name} is {await gauge(http, name)}, not {wanted}")
 
 
-def closed_port() -> int:
-    """A port nothing listens on: bound for a moment to learn it, then let go."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
 async def test_livez_answers_while_the_process_runs_with_the_security_headers(
     gateway: str,
 ) -> None:
@@ -120,7 +112,7 @@ async def test_readyz_names_postgres_when_the_read_model_is_not_there(
 ) -> None:
     """The read model on a port nothing listens on: 503, PostgreSQL named with a short reason
     that shows neither the URL nor its password; the bus and the store still answer."""
-    password, port = "not-for-the-probe-7f3a", closed_port()
+    password, port = "not-for-the-probe-7f3a", free_port()  # nothing listens there
     url = f"postgresql://gateway:{password}@127.0.0.1:{port}/tabula"
     settings = dataclasses.replace(role_settings("gateway"), database_url=url)
     async with a_gateway(settings) as base, browsing(base) as http:

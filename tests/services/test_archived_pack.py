@@ -99,8 +99,8 @@ def test_a_real_log_comes_back_byte_for_byte_and_packed_by_column(name: str) -> 
     commands = commands_of(entries)
     check(stored[0].game_id, entries, commands)
     assert odd_indexes(entries) == []  # every entry regular: nothing kept verbatim
-    assert packed_log(entries).chain in CHAIN_VERSIONS  # and no hash stored: each recomputed
-    assert packed_log(entries).hashes == b""
+    log = packed_log(entries)  # every hash stored (a short log: each recomputed if long)
+    assert (log.chain, len(log.hashes)) == (0, 32 * len(entries))
     # Packed smaller than the whole entries were: the columns and the log's command ids pay.
     plain = len(zlib.compress(msgspec.msgpack.encode(entries)))
     plain += len(zlib.compress(msgspec.msgpack.encode(commands)))
@@ -229,6 +229,12 @@ def test_an_unknown_format_is_refused() -> None:
 # -- hashes recomputed (format 2) --------------------------------------------------------------
 
 
+@pytest.fixture
+def long(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every log counts as long: its hashes are recomputed (archived.IMPLIED_FROM)."""
+    monkeypatch.setattr(archived, "IMPLIED_FROM", 1)
+
+
 def chained(entries: Entries, chain: int = CHAIN_V2) -> Entries:
     """The entries with each h the chain's link from the one before, as append.lua writes."""
     out: Entries = []
@@ -242,7 +248,7 @@ def chained(entries: Entries, chain: int = CHAIN_V2) -> Entries:
 
 @pytest.mark.parametrize("chain", CHAIN_VERSIONS)
 def test_a_hash_that_is_its_link_is_recomputed_not_stored(
-    chain: int, monkeypatch: pytest.MonkeyPatch
+    chain: int, long: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     entries = chained(regular(40), chain)
     check("g-test", entries, commands_of(entries))
@@ -253,7 +259,7 @@ def test_a_hash_that_is_its_link_is_recomputed_not_stored(
     assert packed < len(pack_log(entries)) - 30 * 40
 
 
-def test_a_hash_that_is_not_its_link_is_kept_with_its_entry() -> None:
+def test_a_hash_that_is_not_its_link_is_kept_with_its_entry(long: None) -> None:
     entries = chained(regular(8))
     wrong = changed(entries, 3, h=b"%064x" % 1)  # the next entry's link is then not its h
     check("g-test", wrong, commands_of(wrong))
@@ -263,17 +269,25 @@ def test_a_hash_that_is_not_its_link_is_kept_with_its_entry() -> None:
     assert odd_indexes(moved) == [3]
 
 
-def test_an_entry_after_one_without_a_hash_is_kept_whole() -> None:
+def test_an_entry_after_one_without_a_hash_is_kept_whole(long: None) -> None:
     entries = changed(chained(regular(8)), 2, h=None)  # no link from it to the next
     check("g-test", entries, commands_of([(i, f) for i, f in entries if b"h" in f]))
     assert odd_indexes(entries) == [2, 3]
 
 
-def test_a_first_entry_of_no_chain_stores_every_hash() -> None:
+def test_a_first_entry_of_no_chain_stores_every_hash(long: None) -> None:
     entries = changed(chained(regular(8)), 0, h=b"%064x" % 1)
     check("g-test", entries, commands_of(entries))
     log = packed_log(entries)
     assert (log.chain, len(log.hashes), log.odd) == (0, 8 * 32, [])
+
+
+def test_only_a_long_log_has_its_hashes_recomputed() -> None:
+    short = chained(regular(archived.IMPLIED_FROM - 1))
+    assert (packed_log(short).chain, len(packed_log(short).hashes)) == (0, 32 * len(short))
+    long = chained(regular(archived.IMPLIED_FROM))
+    assert (packed_log(long).chain, packed_log(long).hashes) == (CHAIN_V2, b"")
+    check("g-test", long, commands_of(long))
 
 
 def test_a_format_1_row_still_unpacks() -> None:
@@ -299,13 +313,18 @@ _mutation = st.tuples(
 
 
 @pytest.mark.parametrize("base", [regular(), chained(regular())], ids=["stored", "chained"])
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=300,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
 @given(
     mutations=st.lists(_mutation, max_size=6),
     ids=st.lists(st.tuples(st.integers(0, 5), st.binary(max_size=6)), max_size=2),
     extra=st.dictionaries(_bytes, _bytes, max_size=3),
 )
 def test_any_entries_and_command_ids_come_back_byte_for_byte(
+    long: None,
     base: Entries,
     mutations: list[tuple[int, bytes, bytes | None]],
     ids: list[tuple[int, bytes]],
