@@ -58,8 +58,9 @@ INDEX_PAGE = 1000
 Forgetter = Callable[[dict[str, tuple[int, str]]], Awaitable[dict[str, str | None]]]
 BATCH = 64  # games read, written in one transaction, then removed, at a time
 # Notices come one game at a time: a batch short of BATCH waits this long for more, so that at
-# a high rate one transaction, one read-back and one Forget serve many games, not one each.
-GATHER_S = 0.25
+# a high rate one transaction, one read-back and one Forget serve many games, not one each (a
+# game then leaves Valkey a second later: nothing waits on it).
+GATHER_S = 1.0
 
 
 class Refused(Exception):
