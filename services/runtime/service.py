@@ -178,7 +178,11 @@ class ServiceApp:
             begin()
         for task in self._running_jobs:
             task.cancel()
-        await asyncio.gather(*self._running_jobs, return_exceptions=True)
+        if self._running_jobs:  # a job that does not end on its cancel is left, and named
+            _, stuck = await asyncio.wait(self._running_jobs, timeout=timeout / 2)
+            if stuck:
+                log.error("periodic jobs still running at drain", count=len(stuck),
+                          jobs=[repr(t.get_coro()) for t in stuck])  # fmt: skip
         if self.nc.is_connected:  # else nothing arrives, and unsubscribing waits on the bus
             with contextlib.suppress(TimeoutError):  # the bus went away meanwhile
                 async with asyncio.timeout(timeout / 2):
@@ -192,6 +196,13 @@ class ServiceApp:
                 task.cancel()
             if pending:
                 log.warning("cancelled requests still running at drain", count=len(pending))
+
+
+async def _bounded(step: Awaitable[Any], what: str) -> None:
+    try:
+        await asyncio.wait_for(step, DRAIN_S / 2)
+    except TimeoutError:
+        log.error("stopping: a step did not finish; going on", step=what)
 
 
 def install_signal_handlers(stop: asyncio.Event) -> None:
@@ -242,12 +253,13 @@ async def serve(
             with contextlib.suppress(TimeoutError, NATSError):
                 await asyncio.wait_for(nc.drain(), DRAIN_S / 2)
     finally:
+        # Each step bounded: a service told to stop exits, and its log names a step that hung.
         if app is not None:
             for close in app.on_close:
-                await close()
-        await redis.aclose()
+                await _bounded(close(), "close")
+        await _bounded(redis.aclose(), "store connections")
         if not nc.is_closed:
-            await nc.close()
+            await _bounded(nc.close(), "bus connection")
         if exporter is not None:
             exporter[0].shutdown()
         log.info("stopped", service=app.config.name if app else "?", lost_bus=lost)
