@@ -47,6 +47,16 @@ def all_game_events() -> str:
     return f"{PREFIX}.game.*.events"
 
 
+def game_sealed(game_id: str) -> str:
+    """A game's GameSealed notice again, on its own: the archiver's cue, so that it does not
+    hear every event of every game to find the seals."""
+    return f"{PREFIX}.game.{game_id}.sealed"
+
+
+def all_games_sealed() -> str:
+    return f"{PREFIX}.game.*.sealed"
+
+
 def match_assigned(ticket: str) -> str:
     """Where matchmaking tells one waiting player its game, seat and token."""
     return f"{PREFIX}.match.assigned.{ticket}"

@@ -6,8 +6,9 @@ verifies, ends at the meta's head, and the GameSealed names the (n-1, h_(n-1)) b
 the game's row, its log and command ids packed (services.runtime.archived: every stream
 entry's stored bytes, never re-encoded), goes in ONE transaction, `INSERT ... ON CONFLICT DO
 NOTHING` (archiving twice is harmless), and the row read back inside that transaction must
-unpack to what was read from Valkey, or nothing is committed. A game that fails a check is
-refused: logged loudly with its id, counted, and not archived.
+be the bytes packed (one archived before, by an older packing, must unpack to what was read
+from Valkey), or nothing is committed. A game that fails a check is refused: logged loudly
+with its id, counted, and not archived.
 
 Only once the archive's commit is acknowledged does the archiver ask the rules service to
 remove the game's hot keys (Forget on the bus): the archiver itself may only read Valkey. The
@@ -20,6 +21,7 @@ whole in both places; the next sweep asks again. Reads fall through to the archi
 
 import asyncio
 import contextlib
+import functools
 import itertools
 from collections import Counter
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
@@ -51,11 +53,12 @@ from services.runtime.keys import GAMES_INDEX, meta_key
 log = structlog.get_logger()
 
 # The fields append.lua and import_log write on every entry (`act` when the command had one).
-REQUIRED = (b"g", b"v", b"type", b"body", b"cmd", b"ts", b"h")
-OPTIONAL = (b"act",)
+KNOWN = frozenset((b"g", b"v", b"type", b"body", b"cmd", b"ts", b"h", b"act"))
 INDEX_PAGE = 1000
 # Asks for games' hot keys to be removed: game -> None when they are, else why they stay.
 Forgetter = Callable[[dict[str, tuple[int, str]]], Awaitable[dict[str, str | None]]]
+# Reads the batch's rows back inside its transaction: Mismatch when they are not the copies.
+Check = Callable[["psycopg.AsyncCursor[Any]", list["GameCopy"]], Awaitable[None]]
 BATCH = 64  # games read, written in one transaction, then removed, at a time
 # Notices come one game at a time: a batch short of BATCH waits this long for more, so that at
 # a high rate one transaction, one read-back and one Forget serve many games, not one each (a
@@ -91,7 +94,8 @@ class Mismatch(Exception):
 
 
 class Notice(msgspec.Struct):
-    """What the archiver reads of a committed event's notice (contracts.envelope.StoredEvent)."""
+    """What the archiver reads of a GameSealed's notice (subjects.game_sealed: the public
+    contracts.envelope.StoredEvent)."""
 
     game_id: str
     type: str
@@ -111,20 +115,27 @@ class GameCopy:
     def head(self) -> StoredEvent:
         return self.stored[-1]
 
+    @functools.cached_property
+    def packed(self) -> tuple[bytes, bytes]:
+        """The log and the command ids as the archive stores them (format archived.FORMAT)."""
+        return (archived.pack_log(self.entries),
+                archived.pack_commands(self.commands, self.entries))  # fmt: skip
+
     def row(self) -> tuple[Any, ...]:
         """The game's archived_games row (the columns of INSERT_GAME)."""
         meta, head = self.meta, self.head
         return (self.game_id, _text(meta, "ruleset") or "", _text(meta, "chain") or "1",
                 head.version, head.hash, _text(meta, "result"), _text(meta, "reason"),
                 _time(self.stored[0].time_ms), _time(head.time_ms), archived.FORMAT,
-                archived.pack_log(self.entries),
-                archived.pack_commands(self.commands, self.entries))  # fmt: skip
+                *self.packed)  # fmt: skip
 
 
+# RETURNING names the rows this INSERT wrote: a game not named was in the archive already.
 INSERT_GAME = (
     "INSERT INTO archived_games (game_id, ruleset, chain, head_version, head_hash, result, "
     "reason, created_at, sealed_at, format, log, commands) "
-    "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING"
+    "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING "
+    "RETURNING game_id"
 )
 
 
@@ -158,17 +169,17 @@ def verify(
     if not entries:
         raise Refused("the game's log is empty")
     stored = []
+    g = game_id.encode()
     for entry_id, fields in entries:
-        unknown = sorted(k.decode(errors="replace") for k in fields
-                         if k not in REQUIRED and k not in OPTIONAL)  # fmt: skip
-        if unknown:
+        if not fields.keys() <= KNOWN:
+            unknown = sorted(k.decode(errors="replace") for k in fields.keys() - KNOWN)
             raise Refused(f"the entry at stream id {entry_id.decode()} has fields the archive "
                           f"has no column for: {', '.join(unknown)}")  # fmt: skip
         try:
             event = parse_entry(game_id, entry_id, fields)
         except CorruptEntry as exc:
             raise Refused(str(exc)) from None
-        if b"g" not in fields or fields[b"g"] != game_id.encode():
+        if fields.get(b"g") != g:
             raise Refused(f"the entry at version {event.version} names another game (g)")
         stored.append(event)
     n = len(stored)
@@ -202,33 +213,46 @@ def verify(
 
 
 async def write(conn: "psycopg.AsyncConnection[Any]", copies: list[GameCopy],
-                check: "Callable[[psycopg.AsyncCursor[Any], GameCopy], Any] | None" = None,
-                ) -> None:  # fmt: skip
-    """The games' rows in one transaction, idempotently; committed only if every row read
-    back (`check`, by default `same_rows`) is its copy."""
+                check: "Check | None" = None) -> set[str]:  # fmt: skip
+    """The games' rows in one transaction, idempotently; committed only if the rows read back
+    (`check`, by default `same_rows`) are the copies. The games whose rows it wrote (the
+    others were archived before)."""
     if not copies:
-        return
+        return set()
     async with conn.transaction(), conn.cursor() as cur:
-        await cur.executemany(INSERT_GAME, [c.row() for c in copies])
-        for copy in copies:
-            await (check or same_rows)(cur, copy)
+        await cur.executemany(INSERT_GAME, [c.row() for c in copies], returning=True)
+        new: set[str] = set()
+        while True:
+            new.update(row[0] for row in await cur.fetchall())
+            if not cur.nextset():
+                break
+        await (check or same_rows)(cur, copies)
+    return new
 
 
-async def same_rows(cur: "psycopg.AsyncCursor[Any]", copy: GameCopy) -> None:
-    """Inside the transaction: the archive holds exactly the copy (its head, every entry's
-    fields byte for byte, every command id), else Mismatch (and the caller's rollback)."""
+async def same_rows(cur: "psycopg.AsyncCursor[Any]", copies: list[GameCopy]) -> None:
+    """Inside the transaction: the archive holds exactly the copies (each one's head, every
+    entry's fields byte for byte, every command id), else Mismatch (and the caller's rollback).
+    A row that is the bytes just packed is the copy; another (archived before, by an older
+    packing) is unpacked and compared. The rules service compares the archive's copy with the
+    hot keys again before it removes them (Rules.forget)."""
     await cur.execute(
-        "SELECT head_version, head_hash, format, log, commands FROM archived_games "
-        "WHERE game_id = %s",
-        (copy.game_id,),
+        "SELECT game_id, head_version, head_hash, format, log, commands FROM archived_games "
+        "WHERE game_id = ANY(%s)",
+        ([c.game_id for c in copies],),
     )
-    row = await cur.fetchone()
-    if row is None or (row[0], row[1]) != (copy.head.version, copy.head.hash):
-        raise Mismatch("the archived game's head is not the store's")
-    if archived.unpack_log(bytes(row[3]), row[2]) != copy.entries:
-        raise Mismatch("the archived log is not the stored entries")
-    if archived.unpack_commands(bytes(row[4]), row[2], copy.entries) != copy.commands:
-        raise Mismatch("the archived command ids are not the stored ones")
+    rows = {row[0]: row[1:] for row in await cur.fetchall()}
+    for copy in copies:
+        row = rows.get(copy.game_id)
+        if row is None or (row[0], row[1]) != (copy.head.version, copy.head.hash):
+            raise Mismatch(f"the archived game {copy.game_id}'s head is not the store's")
+        fmt, log_, commands = row[2], bytes(row[3]), bytes(row[4])
+        if (fmt, log_, commands) == (archived.FORMAT, *copy.packed):
+            continue
+        if archived.unpack_log(log_, fmt) != copy.entries:
+            raise Mismatch(f"the archived log of {copy.game_id} is not the stored entries")
+        if archived.unpack_commands(commands, fmt, copy.entries) != copy.commands:
+            raise Mismatch(f"the archived command ids of {copy.game_id} are not the stored ones")
 
 
 class Archiver:
@@ -253,7 +277,7 @@ class Archiver:
         self.totals: Counter[str] = Counter()
         # How the worker runs: in a task the service's drain waits for (set by wire()).
         self.spawn: Callable[[Coroutine[Any, Any, None]], asyncio.Task[None]] = asyncio.create_task
-        self.check: Callable[[psycopg.AsyncCursor[Any], GameCopy], Any] = same_rows
+        self.check: Check = same_rows
 
     async def connection(self) -> "psycopg.AsyncConnection[Any]":
         self.conn = await connected(self.conn, self.database_url)
@@ -262,20 +286,9 @@ class Archiver:
     async def read(self, game_id: str) -> GameCopy:
         return await read_game(self.redis, game_id)
 
-    async def write(self, copy: GameCopy) -> None:
-        await write(await self.connection(), [copy], self.check)
-
     async def close(self) -> None:
         if self.conn is not None:
             await self.conn.close()
-
-    async def archived(self, game_ids: list[str]) -> set[str]:
-        conn = await self.connection()
-        async with conn.transaction(), conn.cursor() as cur:
-            await cur.execute(
-                "SELECT game_id FROM archived_games WHERE game_id = ANY(%s)", (game_ids,)
-            )
-            return {row[0] for row in await cur.fetchall()}
 
     async def sealed(self) -> AsyncIterator[list[str]]:
         """Pages of the games index's sealed games (meta `sealed`), oldest first."""
@@ -301,7 +314,7 @@ class Archiver:
     # -- cues -------------------------------------------------------------------------------
 
     def noticed(self, notice: Notice) -> None:
-        """A committed event's notice: a GameSealed is the cue to archive its game now."""
+        """A GameSealed's notice: the cue to archive its game now."""
         if notice.type == "GameSealed":
             self.mark([notice.game_id])
 
@@ -406,15 +419,13 @@ class Archiver:
         "already" or "failed". A copy whose read-back differs (Mismatch) rolls the batch back;
         each is then written on its own, so the others still go in."""
         try:
-            done = await self.archived([c.game_id for c in copies])
-            new = [c for c in copies if c.game_id not in done]
-            out = {c.game_id: "already" for c in copies if c.game_id in done}
             try:
-                await write(await self.connection(), new, self.check)
+                new = await write(await self.connection(), copies, self.check)
             except Mismatch:
-                if len(new) == 1:
+                if len(copies) == 1:
                     raise
-                for copy in new:
+                out: dict[str, str] = {}
+                for copy in copies:
                     out |= await self._commit([copy])
                 return out
         except Mismatch as exc:
@@ -428,11 +439,11 @@ class Archiver:
                 with contextlib.suppress(psycopg.Error):
                     await self.conn.close()
             return {c.game_id: "failed" for c in copies}
-        for copy in new:
-            out[copy.game_id] = "archived"
-            log.info("archived", game_id=copy.game_id, version=copy.head.version,
-                     head=copy.head.hash, commands=len(copy.commands))  # fmt: skip
-        return out
+        for copy in copies:
+            if copy.game_id in new:
+                log.info("archived", game_id=copy.game_id, version=copy.head.version,
+                         head=copy.head.hash, commands=len(copy.commands))  # fmt: skip
+        return {c.game_id: "archived" if c.game_id in new else "already" for c in copies}
 
     async def _remove(self, removals: dict[str, tuple[int, str]], out: dict[str, str]
                       ) -> dict[str, str]:  # fmt: skip

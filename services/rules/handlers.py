@@ -578,6 +578,8 @@ class Rules:
         for stored, event in zip(result.events, events, strict=True):
             shown, audience = self.project(game, stored, event)
             await self.nc.publish(subject, encode(shown))
+            if stored.type == "GameSealed":
+                await self.nc.publish(subjects.game_sealed(game_id), encode(shown))
             for seat in audience:
                 box = self.sealed_for(game, seat, stored)
                 await self.nc.publish(subjects.seat_events(game_id, seat), encode(box))

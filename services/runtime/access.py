@@ -97,11 +97,11 @@ NATS_PERMISSIONS: Final[dict[str, dict[str, list[str]]]] = {
     },
     # Answers the rules service only: nobody else may publish on its subjects.
     "randomness": {"publish": [], "subscribe": [f"{_P}.random.>", SRV]},
-    # Hears the games' notices (a GameSealed is its cue to archive), answers $SRV, and asks the
-    # rules service (alone) to remove a game it has archived.
+    # Hears the games' seals (its cue to archive), answers $SRV, and asks the rules service
+    # (alone) to remove a game it has archived.
     "archiver": {
         "publish": [subjects.RULES_FORGET],
-        "subscribe": [subjects.all_game_events(), SRV, _inbox("archiver")],
+        "subscribe": [subjects.all_games_sealed(), SRV, _inbox("archiver")],
     },
     # Hears the games' notices (each a cue to catch its game up) and answers $SRV only.
     "projector": {"publish": [], "subscribe": [subjects.all_game_events(), SRV]},

@@ -126,8 +126,9 @@ def _chain_of(entries: Entries, g: bytes, regular: list[bool]) -> int:
 
 def _columns(entries: Entries) -> _Log:
     g = next((f[b"g"] for _, f in entries if b"g" in f), b"")
+    raws = [_hash(f.get(b"h", b"")) for _, f in entries]
     regular = [
-        _number(f.get(b"ts", b"")) is not None and _hash(f.get(b"h", b"")) is not None
+        raws[i] is not None and _number(f.get(b"ts", b"")) is not None
         and entry_id == b"0-%d" % (i + 1) and f.get(b"v") == b"%d" % (i + 1)
         and f.get(b"g") == g and f.keys() in (_FIELDS, _WITH_ACT)
         for i, (entry_id, f) in enumerate(entries)
@@ -143,7 +144,7 @@ def _columns(entries: Entries) -> _Log:
     run: tuple[bytes, int, bytes | None] | None = None
     prev = _genesis(g)  # the previous entry's hash (None: not one)
     for i, (entry_id, f) in enumerate(entries):
-        raw = _hash(f.get(b"h", b""))
+        raw = raws[i]
         if regular[i] and chain:  # its hash must be the link, or it is kept whole
             regular[i] = prev is not None and _link(chain, i + 1, prev, f, int(f[b"ts"])) == raw
         prev = raw

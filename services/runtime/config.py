@@ -68,6 +68,9 @@ class Settings:
     # How often the archiver looks through the games index for sealed games not yet archived
     # (TABULA_ARCHIVE_S), besides archiving each as its GameSealed notice arrives.
     archive_s: float = 10.0
+    # The archiver's niceness (TABULA_ARCHIVER_NICE, 0-19; os.nice): copying finished games is
+    # background work, so on a busy machine the processes that answer players go first.
+    archiver_nice: int = 10
     # How often the projector looks for games whose log is ahead of their projection
     # (TABULA_PROJECT_S), besides catching up each game as its notices arrive.
     project_s: float = 10.0
@@ -165,6 +168,9 @@ def load() -> Settings:
     sweep_s = seconds_from_env("TABULA_SWEEP_S", 15.0)
     archive_s = seconds_from_env("TABULA_ARCHIVE_S", 10.0)
     project_s = seconds_from_env("TABULA_PROJECT_S", 10.0)
+    nice = os.environ.get("TABULA_ARCHIVER_NICE", "10")
+    if not (nice.isdigit() and int(nice) <= 19):
+        raise ConfigError(f"TABULA_ARCHIVER_NICE must be 0-19, not {nice!r}")
     metrics_port = os.environ.get("TABULA_METRICS_PORT", "0")
     if not (metrics_port.isdigit() and int(metrics_port) < 65536):
         raise ConfigError(f"TABULA_METRICS_PORT must be a port number (0: none), not "
@@ -182,6 +188,7 @@ def load() -> Settings:
         sweep_s=sweep_s,
         database_url=os.environ.get("DATABASE_URL", ""),
         archive_s=archive_s,
+        archiver_nice=int(nice),
         project_s=project_s,
         metrics_port=int(metrics_port),
         metrics_host=os.environ.get("TABULA_METRICS_HOST", "127.0.0.1"),

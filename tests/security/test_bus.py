@@ -232,6 +232,7 @@ COMMON = [
     [
         *(("archiver", *case) for case in COMMON),
         ("archiver", "subscribe", f"{subjects.PREFIX}.random.>"),
+        ("archiver", "publish", subjects.game_sealed("g-forged")),
         ("archiver", "subscribe", ">"),
         ("archiver", "publish", subjects.RANDOM_DRAW),
         ("archiver", "publish", subjects.RANDOM_FORGET),
@@ -243,12 +244,14 @@ async def test_the_archiver_and_the_projector_only_hear_the_games_notices(
     closed_stack: Callable[[str], Settings], role: str, verb: str, subject: str
 ) -> None:
     """Someone who took over the archiver or the projector may hear the public notices of
-    committed events (their cue), answer $SRV, and (the archiver alone) ask the rules service
-    to remove an archived game (Forget, whose attacks are in tests/services/test_forget.py);
-    neither asks anything else, publishes anything else or hears a request, seat or reply."""
+    their cue (the seals, every committed event), answer $SRV, and (the archiver alone) ask the
+    rules service to remove an archived game (Forget, whose attacks are in
+    tests/services/test_forget.py); neither asks anything else, publishes anything else or
+    hears a request, seat or reply."""
     user = await connect_as(closed_stack(role))
     try:
-        await user.listen(subjects.all_game_events())  # its own work: allowed
+        cue = subjects.all_games_sealed() if role == "archiver" else subjects.all_game_events()
+        await user.listen(cue)  # its own work: allowed
         if verb == "subscribe":
             await user.listen(subject)
         else:
