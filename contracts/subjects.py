@@ -4,12 +4,16 @@ Service endpoints are request/reply; `game_events` is a notification of committe
 record is the Redis stream, never the subject).
 """
 
+import re
 from typing import Final
 
 PREFIX: Final = "tabula"
+_GAME_ID: Final = re.compile(r"[a-z0-9-]{1,64}")  # contracts.commands.GameId
 
 RULES_SERVICE: Final = "tabula-rules"
 RULES_CREATE: Final = f"{PREFIX}.rules.create"
+# Answered by any replica; a game's actions go to rules_act(game_id), which the bus maps to
+# the game's partition (ACT_MAPPING), served by one replica at a time (services.rules.partitions).
 RULES_ACT: Final = f"{PREFIX}.rules.act"
 RULES_READ: Final = f"{PREFIX}.rules.read"
 RULES_VIEW: Final = f"{PREFIX}.rules.view"
@@ -31,6 +35,25 @@ MATCH_SERVICE: Final = "tabula-matchmaking"
 MATCH_ENQUEUE: Final = f"{PREFIX}.match.enqueue"
 MATCH_CANCEL: Final = f"{PREFIX}.match.cancel"
 MATCH_QUEUE: Final = "matchmaking"
+
+
+ACT_PARTITIONS: Final = 16  # a change needs the bus's configuration and every replica's at once
+# The NATS server's subject mapping (every node the same): tabula.rules.act.<game_id> becomes
+# tabula.rules.act.<p>.<game_id>, p a hash of the game id modulo ACT_PARTITIONS.
+ACT_MAPPING: Final = {
+    f"{RULES_ACT}.*": f"{RULES_ACT}.{{{{partition({ACT_PARTITIONS},1)}}}}.{{{{wildcard(1)}}}}"
+}
+
+
+def rules_act(game_id: str) -> str:
+    """Where a game's actions are sent: to the replica that holds its partition. An id that is
+    no game's (not one subject token) goes where any replica refuses it, typed."""
+    return f"{RULES_ACT}.{game_id}" if _GAME_ID.fullmatch(game_id) else RULES_ACT
+
+
+def act_partition(partition: int | str) -> str:
+    """What a replica holding `partition` subscribes to (after the bus's mapping)."""
+    return f"{RULES_ACT}.{partition}.*"
 
 
 def game_events(game_id: str) -> str:

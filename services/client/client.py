@@ -164,7 +164,7 @@ class Client(Requester):
             action=action,
             expected_version=expected_version,
         )
-        return self.keep(await self.request(subjects.RULES_ACT, req, Receipt))
+        return self.keep(await self.request(subjects.rules_act(game_id), req, Receipt))
 
     async def keys(self) -> list[str]:
         """The public keys the rules service signs receipts and seals with."""

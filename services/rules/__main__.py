@@ -1,14 +1,22 @@
-"""`python -m services.rules`: one rules replica (run several; they share a queue group).
+"""`python -m services.rules`: one rules replica (run several: they share a queue group, and
+the games' actions by partition, services.rules.partitions).
 DATABASE_URL (PostgreSQL as the `rules` role, read-only): the archive its reads fall through to
 once a game has left Valkey, and the copy a Forget is checked against."""
 
+import os
+import secrets
+import socket
+
 import redis.asyncio as aioredis
+import structlog
 from nats.aio.client import Client as NATS
+from nats.aio.subscription import Subscription
 
 from contracts import subjects
 from contracts.commands import Act, CreateGame, ForgetGames, GetKeys, GetView, ReadEvents
 from contracts.envelope import StoredEvent
 from services.rules.handlers import Rules
+from services.rules.partitions import PERIOD_S, Partitions
 from services.rules.tokens import shared_secret
 from services.runtime.archived import ArchiveReader
 from services.runtime.config import Settings
@@ -33,6 +41,22 @@ async def build(nc: NATS, redis: "aioredis.Redis", settings: Settings) -> Servic
     app.endpoint("forget", subjects.RULES_FORGET, ForgetGames, rules.forget, q)
     app.follow(subjects.all_game_events(), StoredEvent, rules.games.on_committed)
     app.every(settings.sweep_s, rules.sweep)
+
+    served: dict[int, Subscription] = {}  # partition -> its subscription
+
+    async def gain(partition: int) -> None:
+        served[partition] = await app.attach("act", subjects.act_partition(partition), q)
+
+    async def lose(partition: int) -> None:
+        if (sub := served.pop(partition, None)) is not None:
+            await app.detach(sub)
+
+    replica = f"{socket.gethostname()}-{os.getpid()}-{secrets.token_hex(4)}"
+    structlog.contextvars.bind_contextvars(replica=replica)  # on every line it logs from now
+    partitions = Partitions(redis, replica, gain, lose, lambda: nc.is_connected)
+    await partitions.tick()  # serving its share once started
+    app.every(PERIOD_S, partitions.tick)
+    app.on_close.insert(0, partitions.release)
     return app
 
 

@@ -67,6 +67,7 @@ def _as_a_player(user: str) -> dict[str, list[str]]:
         "publish": [
             subjects.RULES_CREATE,
             subjects.RULES_ACT,
+            subjects.act_partition("*"),  # rules_act(game) as mapped: the bus checks that
             subjects.RULES_READ,
             subjects.RULES_VIEW,
             subjects.RULES_KEYS,
@@ -123,12 +124,13 @@ VALKEY_RULES: Final[dict[str, str]] = {
     # Appends (one Lua script), reads logs, keeps meta and command ids, reads secret outcomes
     # (a shuffle, a card salt) but never the seed. Removes an archived game's log, meta and
     # command ids (forget.lua, after comparing them with the archive's copy): DEL and EXPIRE
-    # are for that script.
+    # are for that script. Keeps its leases on the partitions of the games' actions, and the
+    # replicas' registry (services.rules.partitions).
     "rules": (
         f"~{_GAME}:log ~{_GAME}:meta ~{_GAME}:cmds %R~{_GAME}:secret ~{keys.GAMES_INDEX} "
-        f"~{keys.TOKEN_SECRET} ~{keys.SIGNING_KEY} +@connection +@read -keys -scan +evalsha "
-        "+eval +script|load +xadd +hset +hsetnx +zadd +zrem +set +del +expire +time +multi "
-        "+exec +discard"
+        f"~{keys.TOKEN_SECRET} ~{keys.SIGNING_KEY} ~{keys.RULES_KEYS} +@connection +@read "
+        "-keys -scan +evalsha +eval +script|load +xadd +hset +hsetnx +zadd +zrem "
+        "+zremrangebyscore +set +del +expire +pexpire +time +multi +exec +discard"
     ),
     # The only reader of seeds; writes secret outcomes once; reads the log to bind each draw
     # to the game's progress and the meta to know a game has ended, or left for the archive
@@ -231,8 +233,8 @@ MAX_PAYLOAD: Final = 1024 * 1024
 
 def nats_config(creds: Credentials) -> str:
     """nats-server configuration: the message size limit and the `authorization` block with
-    every user and its permissions (a JSON value, which NATS config accepts), to run with `-c`
-    or `include`."""
+    every user and its permissions (a JSON value, which NATS config accepts), and the mapping of
+    a game's actions to its partition, to run with `-c` or `include`."""
     users = []
     for role, perms in NATS_PERMISSIONS.items():
         permissions: dict[str, object] = {
@@ -243,7 +245,8 @@ def nats_config(creds: Credentials) -> str:
             permissions["allow_responses"] = True
         users.append({"user": role, "password": creds.passwords[role], "permissions": permissions})
     users_json = msgspec.json.format(msgspec.json.encode({"users": users})).decode()
-    return f"max_payload: {MAX_PAYLOAD}\nauthorization: {users_json}"
+    mappings = msgspec.json.encode(subjects.ACT_MAPPING).decode()
+    return f"max_payload: {MAX_PAYLOAD}\nauthorization: {users_json}\nmappings: {mappings}"
 
 
 def valkey_acl(creds: Credentials) -> str:

@@ -152,6 +152,16 @@ def drawn_key(game_id: str) -> str:
     return _game(game_id, "drawn")
 
 
+# The rules replicas' leases on the partitions of the games' actions (services.rules.partitions).
+RULES_KEYS: Final = f"{PREFIX}:rules:*"
+RULES_REPLICAS: Final = f"{PREFIX}:rules:replicas"  # sorted set: replica id by last seen (ms)
+
+
+def act_lease_key(partition: int) -> str:
+    """String with a TTL: the replica that serves the partition's actions (SET NX, renewed)."""
+    return f"{PREFIX}:rules:act:{partition}"
+
+
 # The matchmaking service's (services/matchmaking), apart from the games and the gateway's (its
 # store user sees nothing else). Every key of one queue shares the hash tag `{<queue>}`, so
 # pair.lua touches one slot; the queue name is the ruleset and a digest of the variant (a

@@ -50,6 +50,7 @@ class ServiceApp:
         self._subscriptions: list[Subscription] = []
         self._jobs: list[tuple[float, Callable[[], Awaitable[None]]]] = []
         self._running_jobs: list[asyncio.Task[None]] = []
+        self._handlers: dict[str, Callable[[Msg], Awaitable[None]]] = {}  # endpoint -> intake
 
     def endpoint(
         self,
@@ -86,7 +87,7 @@ class ServiceApp:
         in_flight = metrics.IN_FLIGHT.labels(service)
         seconds = metrics.REQUEST_SECONDS.labels(service, name)
 
-        async def handle(msg: MicroRequest) -> None:
+        async def handle(msg: MicroRequest | Msg) -> None:
             started = time.perf_counter()
             # Each request runs in its own task, whose context starts empty: bind, never clear.
             structlog.contextvars.bind_contextvars(endpoint=name)
@@ -105,9 +106,10 @@ class ServiceApp:
             else:
                 log.info("handled", reply=type(reply).__name__, ms=ms)
 
-        async def spawn(request: MicroRequest) -> None:
+        async def spawn(request: MicroRequest | Msg) -> None:
             self.spawn(handle(request))
 
+        self._handlers[name] = spawn
         self._endpoints.append(
             EndpointConfig(name=name, subject=subject, handler=spawn, queue_group=queue_group)
         )
@@ -128,6 +130,28 @@ class ServiceApp:
         endpoint._average_processing_time = endpoint._processing_time // max(
             1, endpoint._num_requests
         )
+
+    async def attach(self, name: str, subject: str, queue_group: str) -> Subscription:
+        """Also serve endpoint `name` on `subject`, from now until detach (or the drain): a
+        subscription taken and given back while the service runs (a rules replica's
+        partitions), counted in the endpoint's metrics and $SRV.STATS as its own requests."""
+        intake = self._handlers[name]
+
+        async def on_msg(msg: Msg) -> None:
+            if (endpoint := self._micro.get(name)) is not None:
+                endpoint._num_requests += 1  # nats.micro counts only its own subscription's
+            await intake(msg)
+
+        sub = await self.nc.subscribe(subject, queue=queue_group, cb=on_msg)
+        self._subscriptions.append(sub)
+        return sub
+
+    async def detach(self, sub: Subscription) -> None:
+        """Stop serving what `attach` subscribed (requests already taken are answered)."""
+        if sub in self._subscriptions:
+            self._subscriptions.remove(sub)
+        with contextlib.suppress(NATSError):
+            await sub.unsubscribe()
 
     def follow(self, subject: str, message_type: type[M], handler: Callable[[M], None]) -> None:
         """Also consume notifications (every instance gets each; not part of micro stats)."""

@@ -22,6 +22,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -29,19 +30,21 @@ from pathlib import Path
 
 import msgspec
 import nats
+import redis.asyncio as aioredis
 from nats.aio.client import Client as NATS
 from nats.aio.msg import Msg
 
 from contracts import subjects
 from contracts.commands import Act
 from services.client.client import Client
-from services.runtime import access
-from services.runtime.embedded import start_nats, start_valkey
+from services.runtime import access, keys
+from services.runtime.embedded import free_port, start_nats, start_valkey
 from tests.bench.bare import SUBJECT as BARE_SUBJECT
 from tests.recorded import record_games
 
 Moves = list[tuple[int, str]]
-NextGame = Callable[[], Awaitable[list[bytes]]]
+Game = tuple[str, list[bytes]]  # the subject a game's actions go to, and each action encoded
+NextGame = Callable[[], Awaitable[Game]]
 
 RECEIPT = b'"reply":"receipt"'  # a reply that is anything else is counted as an error
 LOAD = "load generator"
@@ -92,6 +95,7 @@ class Run:
     cpu_s: dict[str, float]  # CPU seconds in the window: load generator, each process, the rest
     errors: int
     late_games: int  # games the pool lacked, created inside the window
+    conflicts: int = 0  # appends the store refused for a version another replica had taken
 
     @property
     def rate(self) -> float:
@@ -104,6 +108,10 @@ class Run:
         """CPU of a process as a percentage of one core."""
         return 100 * self.cpu_s[name] / self.seconds
 
+    def ms_per_move(self, *names: str) -> float:
+        """CPU of these processes per move answered, in ms."""
+        return 1000 * sum(self.cpu_s[n] for n in names) / self.requests
+
 
 def spread(values: list[float], fmt: str) -> str:
     """The median, with the min-max over rounds when there is more than one."""
@@ -113,13 +121,15 @@ def spread(values: list[float], fmt: str) -> str:
     return f"{med} ({format(min(values), fmt)}-{format(max(values), fmt)})"
 
 
-def start(module: str, nats_url: str, redis_url: str, log: Path) -> subprocess.Popen[bytes]:
+def start(module: str, nats_url: str, redis_url: str, log: Path,
+          metrics_port: int = 0) -> subprocess.Popen[bytes]:  # fmt: skip
     env = {
         **os.environ,
         "NATS_URL": nats_url,
         "REDIS_URL": redis_url,
         "TABULA_LOG_LEVEL": "warning",
         "TABULA_SECRET": "bench",
+        "TABULA_METRICS_PORT": str(metrics_port),
     }
     with log.open("ab") as out:
         return subprocess.Popen([sys.executable, "-m", module], env=env, stdout=out, stderr=out)
@@ -165,9 +175,9 @@ async def wait_replicas(nats_url: str, count: int) -> None:
         await nc.close()
 
 
-def encode_game(game_id: str, tokens: list[str], moves: Moves) -> list[bytes]:
+def encode_game(game_id: str, tokens: list[str], moves: Moves) -> Game:
     enc = msgspec.json.Encoder()
-    return [
+    return subjects.rules_act(game_id), [
         enc.encode(
             Act(
                 game_id=game_id,
@@ -181,6 +191,31 @@ def encode_game(game_id: str, tokens: list[str], moves: Moves) -> list[bytes]:
     ]
 
 
+def conflicts(port: int) -> int:
+    """The replica's appends refused for a version another had taken, since it started."""
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10) as reply:
+        text = reply.read().decode()
+    return sum(int(float(line.split()[-1])) for line in text.splitlines()
+               if line.startswith("tabula_append_conflicts_total"))  # fmt: skip
+
+
+async def settled(redis_url: str, replicas: int) -> None:
+    """Until every partition of the games' actions is held, by `replicas` replicas with equal
+    shares (services.rules.partitions): none of a window's requests then finds no replica."""
+    r = aioredis.from_url(redis_url)
+    try:
+        async with asyncio.timeout(30):
+            while True:
+                held = [await r.get(keys.act_lease_key(p)) for p in range(subjects.ACT_PARTITIONS)]
+                shares = {h: held.count(h) for h in held}
+                if None not in shares and len(shares) == replicas and \
+                        max(shares.values()) - min(shares.values()) <= 1:  # fmt: skip
+                    return
+                await asyncio.sleep(0.1)  # polling the replicas' ticks; the exit is the count
+    finally:
+        await r.aclose()
+
+
 class RulesGames:
     """Fresh games on the rules service, created before a run; each is played once."""
 
@@ -188,10 +223,10 @@ class RulesGames:
         self.client = client
         self.recorded = recorded
         self.made = 0
-        self.pool: list[list[bytes]] = []
+        self.pool: list[Game] = []
         self.late = 0  # games created during a run because the pool ran out
 
-    async def create(self) -> list[bytes]:
+    async def create(self) -> Game:
         moves = self.recorded[self.made % len(self.recorded)]
         self.made += 1
         created = await self.client.create_game("chess3d")
@@ -200,14 +235,14 @@ class RulesGames:
     async def fill(self, count: int) -> None:
         sem = asyncio.Semaphore(100)
 
-        async def one() -> list[bytes]:
+        async def one() -> Game:
             async with sem:
                 return await self.create()
 
         self.pool = list(await asyncio.gather(*(one() for _ in range(count))))
         self.late = 0
 
-    async def next(self) -> list[bytes]:
+    async def next(self) -> Game:
         if self.pool:
             return self.pool.pop()
         self.late += 1
@@ -220,8 +255,8 @@ def bare_games(recorded: list[Moves], games: int) -> NextGame:
     plans = [encode_game(f"bare-{g}", tokens, recorded[g % len(recorded)]) for g in range(games)]
     cycle = itertools.cycle(plans)
 
-    async def next_game() -> list[bytes]:
-        return next(cycle)
+    async def next_game() -> Game:
+        return BARE_SUBJECT, next(cycle)[1]
 
     return next_game
 
@@ -229,7 +264,6 @@ def bare_games(recorded: list[Moves], games: int) -> NextGame:
 async def drive(
     config: str,
     nc: NATS,
-    subject: str,
     next_game: NextGame,
     workers: int,
     procs: dict[str, int],
@@ -248,7 +282,8 @@ async def drive(
     async def worker() -> None:
         nonlocal errors
         while running:
-            for data in await next_game():
+            subject, requests = await next_game()
+            for data in requests:
                 if not running:
                     return
                 sent = time.perf_counter()
@@ -297,6 +332,12 @@ def report(runs: list[Run], rounds: int, workers: int, warmup: float, seconds: f
             print(f"  {'':<22} {errors} replies were errors, not receipts")
         if late := sum(r.late_games for r in mine):
             print(f"  {'':<22} {late} games created inside the measured windows (pool too small)")
+        served = [n for n in mine[0].cpu_s if n.startswith(("rules", "bare"))]
+        per_move = spread([r.ms_per_move(*served) for r in mine], ".3f")
+        print(
+            f"  {'':<22} CPU per move of {' + '.join(served)}: {per_move} ms"
+            + (f"; conflicts {sum(r.conflicts for r in mine)}" if config != "bare" else "")
+        )
     bare = [r for r in runs if r.config == "bare"]
     for config in ("rules1", "rules2"):
         mine = [r for r in runs if r.config == config]
@@ -305,6 +346,13 @@ def report(runs: list[Run], rounds: int, workers: int, warmup: float, seconds: f
             f"  ratio {LABELS[config]} / bare loop: {spread(ratios, '.2f')} "
             f"over {len(ratios)} round{'s' * (len(ratios) > 1)} (target >= 0.5)"
         )
+    one, two = ([r for r in runs if r.config == c] for c in ("rules1", "rules2"))
+    ratios = [b.rate / a.rate for a, b in zip(one, two, strict=True)]
+    conflicts = sum(r.conflicts for r in two)
+    print(
+        f"  2 replicas / 1 (game affinity): {spread(ratios, '.2f')} (target >= 0.95); "
+        f"conflicts between the replicas {conflicts} (target 0)"
+    )
 
 
 async def bench(
@@ -331,16 +379,18 @@ async def bench(
     def redis_as(role: str) -> str:
         return access.with_user(valkey.url, role, creds.passwords[role])
 
-    def start_rules(name: str) -> subprocess.Popen[bytes]:
+    ports = [free_port(), free_port()]  # each replica's metrics: its conflicts
+
+    def start_rules(name: str, port: int) -> subprocess.Popen[bytes]:
         log = workdir / f"{name}.log"
-        return start("services.rules", nats_as("rules"), redis_as("rules"), log)
+        return start("services.rules", nats_as("rules"), redis_as("rules"), log, port)
 
     nu = nats_as("admin")  # the operator's: $SRV pings and the bare loop's subject
     client = await Client.connect(nats_as("player"), timeout=30)
     operator = await Client.connect(nu, timeout=30)
     servers = {"nats": nats_server.proc.pid, "valkey": valkey.proc.pid}
     bare = start("tests.bench.bare", nu, redis_as("admin"), workdir / "bare.log")
-    first = start_rules("rules-a")
+    first = start_rules("rules-a", ports[0])
     try:
         await wait_service(nu, "tabula-bench-bare")
         await wait_replicas(nu, 1)
@@ -349,9 +399,7 @@ async def bench(
 
         # Calibration: a short rules run sizes the pool of fresh games each rules run needs.
         await pool.fill(games * 4)
-        calibration = await drive(
-            "rules1", client.nc, subjects.RULES_ACT, pool.next, games, {}, 1.0, 2.0
-        )
+        calibration = await drive("rules1", client.nc, pool.next, games, {}, 1.0, 2.0)
         best = calibration.rate
         print(f"calibration: rules, 1 replica, about {best:,.0f} moves/s", flush=True)
 
@@ -359,20 +407,20 @@ async def bench(
             nonlocal best
             if config == "bare":
                 procs = {"bare service": bare.pid, **servers}
-                return await drive(
-                    config, operator.nc, BARE_SUBJECT, next_bare, games, procs, warmup, seconds
-                )
-            second = start_rules(f"rules-b-{n}") if config == "rules2" else None
+                return await drive(config, operator.nc, next_bare, games, procs, warmup, seconds)
+            second = start_rules(f"rules-b-{n}", ports[1]) if config == "rules2" else None
             try:
                 if second is None:
                     procs = {"rules": first.pid, **servers}
                 else:
                     await wait_replicas(nu, 2)
                     procs = {"rules A": first.pid, "rules B": second.pid, **servers}
+                await settled(redis_as("admin"), 2 if second else 1)
                 await pool.fill(int(1.5 * best * (warmup + seconds + 1) / mean_plies + games))
-                run = await drive(
-                    config, client.nc, subjects.RULES_ACT, pool.next, games, procs, warmup, seconds
-                )
+                scraped = ports[: 2 if second else 1]
+                before = sum(map(conflicts, scraped))
+                run = await drive(config, client.nc, pool.next, games, procs, warmup, seconds)
+                run.conflicts = sum(map(conflicts, scraped)) - before
             finally:
                 if second is not None:
                     stop(second)
@@ -409,16 +457,16 @@ async def bench(
         if open_games:
             # A fresh replica, as the one-shot bench had: `games` games played, then many open.
             stop(first)
-            first = start_rules("rules-rss")
+            first = start_rules("rules-rss", ports[0])
             await wait_replicas(nu, 1)
             print(f"\nopening {open_games} games in one fresh replica ...", flush=True)
             await pool.fill(games)
 
             async def play(requests: list[bytes]) -> None:
                 for data in requests:
-                    await client.nc.request(subjects.RULES_ACT, data, timeout=30)
+                    await client.nc.request(subjects.RULES_ACT, data, timeout=30)  # any replica
 
-            await asyncio.gather(*(play(requests) for requests in pool.pool))
+            await asyncio.gather(*(play(requests) for _, requests in pool.pool))
             sem = asyncio.Semaphore(200)
 
             async def open_one(i: int) -> None:
