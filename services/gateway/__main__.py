@@ -73,6 +73,7 @@ async def serving(
         if task.done():
             task.result()  # raises what stopped it from starting
         bots.begin()  # carry on the bot seats a gateway that died left unfinished
+        await queue.begin()  # seat its share of the assignments, cancel unseen places
         yield server, task
     finally:
         server.should_exit = True

@@ -2,16 +2,18 @@
 (as any bot would, with a ticket of its own), opens the seat token sealed to it when the game
 is made, and records the seat in the player's table like a challenge's.
 
-A player holds at most one ticket. Tickets live in this process (the matchmaker's queues live
-in the store; these places do not yet): a page that stops asking after its ticket (closed,
-gone offline) has it cancelled after UNSEEN_S, so nobody is paired with someone who has left;
-a gateway restart forgets its tickets and their players queue again.
+A player holds at most one ticket. Its place lives in the store (services.runtime.keys, the
+queue's keys), never in a gateway: any gateway shows it, seats it, leaves it or cancels it, and
+a gateway's death loses none. Every gateway hears the assignments in one NATS queue group, so
+one of them seats each; a request waiting for its game also hears its own ticket's, and seats
+it if it hears first (seating is idempotent: both record the same). A page that stops asking
+after its place (closed, gone offline) has its ticket cancelled after UNSEEN_S by the gateway
+that claims it first, so nobody is paired with someone who has left.
 """
 
 import asyncio
 import contextlib
 import time
-from dataclasses import dataclass, field
 from typing import Any, Final
 
 import msgspec
@@ -28,12 +30,18 @@ from contracts.errors import ErrorCode
 from domain.registry import find_ruleset
 from services.client.client import Client, TabulaError
 from services.gateway.lobby import Lobby, Seated
-from services.gateway.people import Player, refuse
+from services.gateway.people import Player, refuse, text
+from services.runtime import keys
 from services.runtime.bus import new_id
 from services.runtime.sealing import new_reply_key, open_sealed
 
 log = structlog.get_logger()
 UNSEEN_S: Final = 30.0  # a ticket its page has not asked after for this long is cancelled
+# The matchmaker forgets a ticket nobody enqueues again after its TICKET_TTL_S (600 s,
+# services.matchmaking.store) and the gateway never enqueues one again: a place outliving it by
+# a margin is of no use, and goes.
+PLACE_TTL_S: Final = 600 + 60
+GROUP: Final = "gateway"  # the NATS queue group in which one gateway seats each assignment
 
 
 class Waiting(msgspec.Struct, frozen=True, kw_only=True):
@@ -45,43 +53,52 @@ class Waiting(msgspec.Struct, frozen=True, kw_only=True):
     game_id: str = ""
 
 
-@dataclass
-class Ticket:
-    player: Player
-    ticket: str
-    owner: str  # the secret that alone cancels the ticket
-    private: X25519PrivateKey
-    seats: int
-    shown: Waiting
-    seen: float = field(default_factory=time.monotonic)
-    sub: Subscription | None = None
-    seated: asyncio.Event = field(default_factory=asyncio.Event)
+def _ms() -> int:
+    return int(time.time() * 1000)
+
+
+def _shown(place: dict[str, str]) -> Waiting:
+    game_id = place.get("game_id", "")
+    return Waiting(ruleset=place["ruleset"], variant=place["variant"], game_id=game_id,
+                   waiting=0 if game_id else int(place.get("waiting", "0")))  # fmt: skip
 
 
 class Queue:
     def __init__(self, client: Client, lobby: Lobby) -> None:
         self.client = client
         self.lobby = lobby
-        self.tickets: dict[str, Ticket] = {}  # by player id
+        self.redis = lobby.redis
+        # This gateway's requests waiting for a ticket's game, woken when it seats it: a
+        # wake-up only, the place itself is in the store.
+        self.waiters: dict[str, set[asyncio.Event]] = {}
+        self.sub: Subscription | None = None
         self.reaper: asyncio.Task[None] | None = None
+
+    async def begin(self) -> None:
+        """Seat this gateway's share of the assignments, and cancel unseen places from time to
+        time."""
+        self.sub = await self.client.nc.subscribe(subjects.all_match_assignments(), queue=GROUP,
+                                                  cb=self._heard)  # fmt: skip
+        self.reaper = asyncio.create_task(self._reaping())
 
     async def join(self, player: Player, ruleset: str, variant: str) -> Waiting:
         """Queue the player for a game of ruleset+variant (leaving any queue it was in)."""
         created = find_ruleset(ruleset).create(variant)  # VariantError: typed
         await self.leave(player)
         private, public = new_reply_key()
-        ticket = Ticket(player=player, ticket=new_id(), owner=new_id(), private=private,
-                        seats=created.seats,
-                        shown=Waiting(ruleset=ruleset, variant=created.variant))  # fmt: skip
-        enqueue = Enqueue(ticket=ticket.ticket, ruleset=ruleset, variant=created.variant,
-                          player=player.id, reply_key=public, owner=ticket.owner)  # fmt: skip
-
-        async def assigned(msg: Msg) -> None:
-            await self._assigned(ticket, msg)
-
-        ticket.sub = await self.client.nc.subscribe(subjects.match_assigned(ticket.ticket),
-                                                    cb=assigned)  # fmt: skip
-        self.tickets[player.id] = ticket
+        ticket, owner = new_id(), new_id()
+        place = {"player": player.id, "name": player.name, "owner": owner,
+                 "key": private.private_bytes_raw().hex(), "ruleset": ruleset,
+                 "variant": created.variant, "seats": created.seats, "waiting": 0}  # fmt: skip
+        # Written before the enqueue: its assignment may come before its answer.
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.hset(keys.queue_place_key(ticket), mapping=place)  # type: ignore[arg-type]
+            pipe.expire(keys.queue_place_key(ticket), PLACE_TTL_S)
+            pipe.set(keys.queue_player_key(player.id), ticket, ex=PLACE_TTL_S)
+            await pipe.execute()
+        await self._seen(ticket)
+        enqueue = Enqueue(ticket=ticket, ruleset=ruleset, variant=created.variant,
+                          player=player.id, reply_key=public, owner=owner)  # fmt: skip
         try:
             queued = await self.client.request(subjects.MATCH_ENQUEUE, enqueue, Queued)
         except (TabulaError, nats.errors.Error) as exc:
@@ -89,92 +106,174 @@ class Queue:
             if isinstance(exc, TabulaError):
                 raise
             raise refuse(ErrorCode.UNAVAILABLE, "matchmaking did not answer: try again") from None
-        if not ticket.shown.game_id:  # the assignment may have come first
-            ticket.shown = msgspec.structs.replace(ticket.shown, waiting=queued.waiting)
-        self._reap_later()
-        return ticket.shown
+        stored = await self._record(ticket)
+        if stored is None:  # told or left already, through another of its pages
+            return Waiting(ruleset=ruleset, variant=created.variant, waiting=queued.waiting)
+        if not stored.get("game_id"):  # the assignment may have come first
+            await self._write(ticket, {"waiting": queued.waiting})
+            stored["waiting"] = str(queued.waiting)
+        return _shown(stored)
 
     async def show(self, player: Player, wait_s: float = 0.0) -> Waiting | None:
         """The player's place (it is still there: its page asked), after waiting up to wait_s
         for its game; once seated, told once."""
-        ticket = self.tickets.get(player.id)
-        if ticket is None:
+        ticket = await self._ticket(player)
+        place = await self._place(ticket) if ticket else None
+        if ticket is None or place is None:
             return None
-        ticket.seen = time.monotonic()
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(ticket.seated.wait(), wait_s)
-        if self.tickets.get(player.id) is not ticket:  # told by another request meanwhile
-            return None
-        if ticket.shown.game_id:
-            del self.tickets[player.id]
-        return ticket.shown
+        await self._seen(ticket)
+        if not place.game_id and wait_s > 0:
+            place = await self._wait(ticket, wait_s)
+        if place is not None and place.game_id:
+            await self._drop(ticket)  # told: two requests at once both tell it, none loses it
+        return place
 
     async def leave(self, player: Player) -> bool:
         """Take the player out of its queue; whether it was waiting there."""
-        ticket = self.tickets.get(player.id)
-        if ticket is None or ticket.shown.game_id:
+        ticket = await self._ticket(player)
+        place = await self._record(ticket) if ticket else None
+        if ticket is None or place is None or place.get("game_id"):
             return False
+        return await self._cancel(ticket, place["owner"])
+
+    async def reap(self, now_ms: int) -> None:
+        """Cancel the tickets whose pages have not asked after them for UNSEEN_S. Every gateway
+        does this: each ticket is handled by the one whose ZREM took it."""
+        cutoff = now_ms - int(UNSEEN_S * 1000)
+        for member in await self.redis.zrange(keys.QUEUE_SEEN, 0, cutoff, byscore=True):
+            ticket = text(member)
+            if not await self.redis.zrem(keys.QUEUE_SEEN, ticket):
+                continue
+            place = await self._record(ticket)
+            if place is None:
+                continue
+            if place.get("game_id"):  # seated, never asked after: its game is in its lobby
+                await self._drop(ticket)
+                continue
+            log.info("queue ticket unseen: cancelled", player=place["player"])
+            await self._cancel(ticket, place["owner"])
+
+    async def close(self) -> None:
+        """Stop seating and reaping here; the places stay, for the other gateways."""
+        if self.reaper is not None:
+            self.reaper.cancel()
+            await asyncio.gather(self.reaper, return_exceptions=True)
+        if self.sub is not None:
+            with contextlib.suppress(nats.errors.Error):
+                await self.sub.unsubscribe()
+
+    async def _wait(self, ticket: str, wait_s: float) -> Waiting | None:
+        """The place once seated, or after wait_s. Woken by its assignment: heard on its own
+        ticket's subject by this request (seated here if heard here first), or seated by this
+        gateway's share of the queue group. One seated by another gateway just as this request
+        starts listening is told when the wait ends."""
+        woken = asyncio.Event()
+        self.waiters.setdefault(ticket, set()).add(woken)
+        sub = await self.client.nc.subscribe(subjects.match_assigned(ticket), cb=self._heard)
+        try:
+            await self.client.nc.flush()  # listening from here on: the store has what came before
+            place = await self._place(ticket)
+            if place is not None and not place.game_id:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(woken.wait(), wait_s)
+                place = await self._place(ticket)
+            return place
+        finally:
+            with contextlib.suppress(nats.errors.Error):
+                await sub.unsubscribe()
+            waiters = self.waiters[ticket]
+            waiters.discard(woken)
+            if not waiters:
+                del self.waiters[ticket]
+
+    async def _heard(self, msg: Msg) -> None:
+        try:
+            ticket = await self._seat(msg.data)
+        except Exception as exc:  # noqa: BLE001  # the store failed: another hearer may seat it
+            log.error("seat not recorded", subject=msg.subject, error=repr(exc))
+            return
+        for woken in self.waiters.get(ticket, ()):
+            woken.set()
+
+    async def _seat(self, data: bytes) -> str:
+        """Record the seat an assignment brings, in the player's table and its place; the
+        ticket seated, or "" (not a person's here: a bot's; or its place has gone)."""
+        try:
+            a = msgspec.json.decode(data, type=Assignment)
+        except msgspec.DecodeError as exc:
+            log.warning("bad assignment ignored", error=repr(exc))
+            return ""
+        place = await self._record(a.ticket)
+        if place is None:
+            return ""
+        try:
+            private = X25519PrivateKey.from_private_bytes(bytes.fromhex(place["key"]))
+            purpose = f"assignment:{a.ticket}:{a.game_id}:{a.seat}"
+            token = open_sealed(private, purpose, a.token)
+        except (ValueError, InvalidTag) as exc:  # only a sealed token counts
+            log.warning("bad assignment ignored", ticket=a.ticket, error=repr(exc))
+            return ""
+        player = Player(place["player"], place["name"])
+        await self.lobby.seat(a.game_id, int(place["seats"]),
+                              [Seated(a.seat, player.id, player.name)],
+                              {a.seat: token.decode()}, [player])  # fmt: skip
+        await self._write(a.ticket, {"game_id": a.game_id, "seat": a.seat, "waiting": 0})
+        log.info("seated from the queue", game_id=a.game_id, player=player.id, seat=a.seat)
+        return a.ticket
+
+    async def _ticket(self, player: Player) -> str | None:
+        ticket = await self.redis.get(keys.queue_player_key(player.id))
+        return text(ticket) if ticket is not None else None
+
+    async def _record(self, ticket: str) -> dict[str, str] | None:
+        """The place's fields; None once it has gone (fields without an owner are what a late
+        write left of a place gone meanwhile: no place)."""
+        raw = await self.redis.hgetall(keys.queue_place_key(ticket))
+        place = {text(k): text(v) for k, v in raw.items()}
+        return place if "owner" in place else None
+
+    async def _place(self, ticket: str) -> Waiting | None:
+        place = await self._record(ticket)
+        return _shown(place) if place is not None else None
+
+    async def _write(self, ticket: str, fields: dict[str, Any]) -> None:
+        key = keys.queue_place_key(ticket)
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.hset(key, mapping=fields)  # type: ignore[arg-type]
+            pipe.expire(key, PLACE_TTL_S, nx=True)  # what a late write leaves goes too
+            await pipe.execute()
+
+    async def _seen(self, ticket: str) -> None:
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.zadd(keys.QUEUE_SEEN, {ticket: _ms()})
+            pipe.expire(keys.QUEUE_SEEN, PLACE_TTL_S)  # gone once nobody queues here
+            await pipe.execute()
+
+    async def _drop(self, ticket: str) -> None:
+        # The player's pointer to it stays until it expires: a pointer to no place is none,
+        # and deleting it could delete a newer one.
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.delete(keys.queue_place_key(ticket))
+            pipe.zrem(keys.QUEUE_SEEN, ticket)
+            await pipe.execute()
+
+    async def _cancel(self, ticket: str, owner: str) -> bool:
+        """Drop the place, then cancel its ticket: whether the matchmaker still held it (say
+        so if it did not answer: the ticket then leaves its queue with its TTL)."""
         await self._drop(ticket)
-        with contextlib.suppress(TabulaError, nats.errors.Error):  # the reaper or a retry ends it
-            found = await self.client.request(subjects.MATCH_CANCEL,
-                                              Cancel(ticket=ticket.ticket, owner=ticket.owner),
-                                              Cancelled)  # fmt: skip
+        with contextlib.suppress(TabulaError, nats.errors.Error):
+            cancel = Cancel(ticket=ticket, owner=owner)
+            found = await self.client.request(subjects.MATCH_CANCEL, cancel, Cancelled)
             return found.found
         return True
 
-    async def reap(self, now: float) -> None:
-        """Cancel the tickets whose pages have not asked after them for UNSEEN_S."""
-        for ticket in list(self.tickets.values()):
-            if now - ticket.seen > UNSEEN_S:
-                log.info("queue ticket unseen: cancelled", player=ticket.player.id)
-                await self.leave(ticket.player)
-                self.tickets.pop(ticket.player.id, None)  # seated meanwhile, never asked after
-
-    async def close(self) -> None:
-        if self.reaper is not None:
-            self.reaper.cancel()
-        for ticket in list(self.tickets.values()):
-            await self.leave(ticket.player)
-
-    async def _assigned(self, ticket: Ticket, msg: Msg) -> None:
-        try:
-            a = msgspec.json.decode(msg.data, type=Assignment)
-            purpose = f"assignment:{ticket.ticket}:{a.game_id}:{a.seat}"
-            token = open_sealed(ticket.private, purpose, a.token)
-        except (msgspec.DecodeError, ValueError, InvalidTag) as exc:  # only a sealed token counts
-            log.warning("bad assignment ignored", ticket=ticket.ticket, error=repr(exc))
-            return
-        player = ticket.player
-        try:
-            await self.lobby.seat(a.game_id, ticket.seats,
-                                  [Seated(a.seat, player.id, player.name)],
-                                  {a.seat: token.decode()}, [player])  # fmt: skip
-        except Exception as exc:  # noqa: BLE001  # the store failed: the page sees it unqueued
-            log.error("seat not recorded", game_id=a.game_id, player=player.id, error=repr(exc))
-            await self._drop(ticket)
-            return
-        ticket.shown = msgspec.structs.replace(ticket.shown, game_id=a.game_id, waiting=0)
-        ticket.seated.set()
-        if ticket.sub is not None:
-            with contextlib.suppress(nats.errors.Error):
-                await ticket.sub.unsubscribe()
-        log.info("seated from the queue", game_id=a.game_id, player=player.id, seat=a.seat)
-
-    async def _drop(self, ticket: Ticket) -> None:
-        if self.tickets.get(ticket.player.id) is ticket:
-            del self.tickets[ticket.player.id]
-        if ticket.sub is not None:
-            with contextlib.suppress(nats.errors.Error):
-                await ticket.sub.unsubscribe()
-
-    def _reap_later(self) -> None:
-        if self.reaper is None or self.reaper.done():
-            self.reaper = asyncio.create_task(self._reaping())
-
     async def _reaping(self) -> None:
-        while self.tickets:
+        while True:
             await asyncio.sleep(UNSEEN_S / 3)  # a period, not a synchronisation
-            await self.reap(time.monotonic())
+            try:
+                await self.reap(_ms())
+            except Exception as exc:  # noqa: BLE001  # the store away: the next round retries
+                log.warning("unseen queue places not reaped", error=repr(exc))
 
 
 def shown(waiting: Waiting | None) -> dict[str, Any]:

@@ -135,6 +135,24 @@ def player_bot_games_key(player: str) -> str:
     return f"{PREFIX}:gw:player:{player}:bot-games"
 
 
+# The people's places in the matchmaking queue (services.gateway.queue), kept so that any
+# gateway shows, seats, leaves or cancels a place another gateway took; each expires soon
+# after the matchmaker's ticket would.
+QUEUE_SEEN: Final = f"{PREFIX}:gw:queue:seen"  # sorted set: ticket -> its page's last ask (ms)
+
+
+def queue_player_key(player: str) -> str:
+    """String: the ticket of the player's latest place (which may be gone since)."""
+    return f"{PREFIX}:gw:queue:player:{player}"
+
+
+def queue_place_key(ticket: str) -> str:
+    """Hash: player, name, owner (the secret that cancels the ticket), key (the X25519
+    private key its seat token comes sealed to, hex), ruleset, variant, seats, waiting, and
+    game_id and seat once seated. Never leaves the gateway."""
+    return f"{PREFIX}:gw:queue:place:{ticket}"
+
+
 def feeds_key(scope: str, who: str) -> str:
     """Sorted set: the WebSockets a player or an address holds open, each a lease scored by
     when it lapses (services.gateway.door.Feeds)."""
