@@ -45,7 +45,12 @@ from services.runtime import keys
 from services.runtime.embedded import PG_SUPERUSER
 
 SERVICES: Final = ("rules", "randomness", "matchmaking", "archiver", "projector")
-ROLES: Final = (*SERVICES, "gateway", "player", "auditor", "admin")
+# The servers' own users, no process's: `route` joins nats-servers into a cluster (a peer
+# without it is refused: it would receive every message), `replica` is how a Valkey replica
+# authenticates to its primary. Neither is a bus user (not in NATS_PERMISSIONS).
+INTERNAL: Final = ("route", "replica")
+# Every password generated (and added to an older credentials file that lacks one).
+ROLES: Final = (*SERVICES, "gateway", "player", "auditor", "admin", *INTERNAL)
 SRV: Final = "$SRV.>"  # NATS micro discovery (PING, INFO, STATS), served by every service
 
 
@@ -130,7 +135,7 @@ VALKEY_RULES: Final[dict[str, str]] = {
         f"~{_GAME}:log ~{_GAME}:meta ~{_GAME}:cmds %R~{_GAME}:secret ~{keys.GAMES_INDEX} "
         f"~{keys.TOKEN_SECRET} ~{keys.SIGNING_KEY} ~{keys.RULES_KEYS} +@connection +@read "
         "-keys -scan +evalsha +eval +script|load +xadd +hset +hsetnx +zadd +zrem "
-        "+zremrangebyscore +set +del +expire +pexpire +time +multi +exec +discard"
+        "+zremrangebyscore +set +del +expire +pexpire +time +multi +exec +discard +wait +waitaof"
     ),
     # The only reader of seeds; writes secret outcomes once; reads the log to bind each draw
     # to the game's progress and the meta to know a game has ended, or left for the archive
@@ -171,6 +176,10 @@ VALKEY_RULES: Final[dict[str, str]] = {
         f"%R~{_GAME}:log %R~{_GAME}:meta %R~{_GAME}:cmds %R~{keys.GAMES_INDEX} "
         "+@connection +xrange +hget +hmget +hgetall +exists +zrange +zcard +zscore"
     ),
+    # A replica's side of replication (services.runtime.cluster): AUTH/HELLO (@connection),
+    # then PING, REPLCONF and PSYNC; the primary streams its writes on that connection. No
+    # key, no other command: its password opens nothing else.
+    "replica": "+@connection +psync +replconf +ping",
     "admin": "~* &* +@all",
 }
 
@@ -249,12 +258,19 @@ def nats_config(creds: Credentials) -> str:
     return f"max_payload: {MAX_PAYLOAD}\nauthorization: {users_json}\nmappings: {mappings}"
 
 
+# What a cluster client asks of any node, besides its role's commands: the layout of the slots
+# (redis-py's cluster client, at start and after a slot moved) and the commands' key positions.
+# No key in them; on one node they are asked of nobody.
+CLUSTER_CLIENT: Final = "+cluster|slots +cluster|shards +cluster|nodes +command"
+
+
 def valkey_acl(creds: Credentials) -> str:
     """A Valkey ACL file: the default user off, every role with its password's SHA-256."""
     lines = ["user default off"]
     for role, rules in VALKEY_RULES.items():  # players never touch the store
         digest = hashlib.sha256(creds.passwords[role].encode()).hexdigest()
-        lines.append(f"user {role} on #{digest} resetchannels {rules}")
+        extra = "" if role in ("admin", "replica") else f" {CLUSTER_CLIENT}"
+        lines.append(f"user {role} on #{digest} resetchannels {rules}{extra}")
     return "\n".join(lines) + "\n"
 
 
@@ -373,7 +389,10 @@ def write_server_files(folder: Path, creds: Credentials) -> tuple[Path, Path]:
 
 
 def with_user(url: str, user: str, password: str) -> str:
-    """`url` with its credentials replaced by user:password."""
+    """`url` with its credentials replaced by user:password (each URL of a comma-separated
+    list: a cluster's nodes)."""
+    if "," in url:
+        return ",".join(with_user(u.strip(), user, password) for u in url.split(","))
     parts = urlsplit(url)
     host = parts.hostname or "127.0.0.1"
     netloc = f"{quote(user)}:{quote(password)}@{host}" + (f":{parts.port}" if parts.port else "")

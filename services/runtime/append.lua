@@ -9,7 +9,12 @@
 -- Hashes are computed by the caller (Lua has no SHA-256); checking both the expected version
 -- and the head hash means a caller with a stale or forked view can never extend the chain.
 local done = redis.call('HGET', KEYS[3], ARGV[3])
-if done then return {'dup', done} end
+if done then
+  -- Written again, so that this connection's WAITAOF (on a cluster) waits for a replica to
+  -- hold it, and so the original append before it: a retry is acknowledged no sooner.
+  redis.call('HSET', KEYS[3], ARGV[3], done)
+  return {'dup', done}
+end
 local version = tonumber(redis.call('HGET', KEYS[2], 'version') or '0')
 local expected = tonumber(ARGV[1])
 -- A create is made at most 5 minutes after its time (ARGV[4], taken once the rules service

@@ -16,6 +16,7 @@ import random
 import time
 import uuid
 from typing import Any, TypeVar
+from urllib.parse import unquote, urlsplit
 
 import msgspec
 import nats
@@ -25,7 +26,7 @@ from nats.errors import TimeoutError as NATSTimeout
 
 from contracts.commands import Error, Reply, Request
 from contracts.errors import ErrorCode
-from services.runtime.access import inbox_prefix, url_user
+from services.runtime.access import inbox_prefix
 from services.runtime.config import seconds_from_env
 
 T = TypeVar("T", bound=Reply)
@@ -50,10 +51,16 @@ def backoff(attempt: int, base: float) -> float:
 
 
 async def connect(url: str, **options: Any) -> NATS:
-    user = url_user(url)
-    if user:
-        options.setdefault("inbox_prefix", inbox_prefix(user))
-    return await nats.connect(url, **options)
+    """Connect to the bus at `url`, or to any node of a cluster whose URLs are comma-separated
+    (the client moves to another node when one fails: the same users are on every node)."""
+    urls = [u.strip() for u in url.split(",")]
+    parts = urlsplit(urls[0])
+    if parts.username:
+        options.setdefault("inbox_prefix", inbox_prefix(parts.username))
+        # Also for the nodes the cluster announces, whose URLs carry no credentials.
+        options.setdefault("user", unquote(parts.username))
+        options.setdefault("password", unquote(parts.password or ""))
+    return await nats.connect(urls if len(urls) > 1 else urls[0], **options)
 
 
 def new_id() -> str:

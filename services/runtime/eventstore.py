@@ -3,7 +3,9 @@
 Keys are hash-tagged by game id (`tabula:game:{<id>}:...`) so a Redis Cluster keeps a game on one
 slot. Appends go through one server-side script (append.lua): expected version and head hash
 checked, idempotent per command id. Concurrent appends are group-committed: every append queued
-while a round trip is in flight goes out in the next pipeline, one round trip per batch.
+while a round trip is in flight goes out in the next pipeline, one round trip per batch (on a
+cluster, one per primary, each closed by WAIT and WAITAOF: an append is acknowledged once a replica
+holds it on disk too).
 """
 
 import asyncio
@@ -13,13 +15,23 @@ import time
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from importlib import resources
-from typing import Any
+from typing import Any, cast
+from urllib.parse import unquote, urlsplit
 
 import hiredis
 import msgspec
 import redis.asyncio as aioredis
 import redis.exceptions
-from redis.exceptions import NoScriptError, ResponseError, WatchError
+from redis.asyncio.cluster import ClusterNode, RedisCluster
+from redis.exceptions import (
+    AskError,
+    ClusterDownError,
+    MovedError,
+    NoScriptError,
+    ResponseError,
+    TryAgainError,
+    WatchError,
+)
 
 from contracts.envelope import StoredEvent
 from contracts.events import GameCreated, GameEnded, GameSealed
@@ -34,17 +46,52 @@ from services.runtime.signing import Signer
 # append.lua allows a create between its time and its append.
 TOMBSTONE_S = 900
 BATCH_TIMEOUT = 30.0  # seconds for one batch's round trip; past it the outcome is unknown
+# On a cluster: how long an append waits for a replica to hold it on disk (WAITAOF) before its
+# outcome is unknown; and how often a batch's appends refused for a slot that moved (a
+# failover) are sent again, the cluster's layout read again first.
+REPLICA_WAIT_MS = 2000
+REDIRECTS = 3
+
+
+class NotReplicated(redis.exceptions.ConnectionError):
+    """An append its primary applied that no replica held on disk in time: a failover could
+    lose it, so it is not acknowledged (its outcome is unknown; a retry is applied once)."""
+
+
 # What an append can end in without an answer: it may or may not have been applied.
 UNKNOWN_OUTCOME = (OSError, redis.exceptions.ConnectionError, redis.exceptions.TimeoutError)
+_MOVED = (AskError, ClusterDownError, MovedError, NoScriptError, TryAgainError)
 
 
 def connect(url: str, max_connections: int = 64) -> "aioredis.Redis":
     """A client whose pool is bounded and blocking: a burst of requests waits for a connection
-    instead of failing (redis-py's default pool raises "Too many connections")."""
+    instead of failing (redis-py's default pool raises "Too many connections").
+
+    Several URLs, comma-separated, name a Valkey cluster's nodes (any reachable one gives its
+    layout; the first's user and password are used): redis-py's cluster client, which speaks
+    as the single-node one does for every command Tabula sends (a game's keys share a slot)."""
+    if "," in url:
+        return cast("aioredis.Redis", _cluster(url.split(","), max_connections))
     pool = aioredis.BlockingConnectionPool.from_url(
         url, max_connections=max_connections, timeout=30
     )
     return aioredis.Redis.from_pool(pool)  # owns the pool: aclose() closes its connections
+
+
+def _cluster(urls: list[str], max_connections: int) -> RedisCluster:
+    seeds = [urlsplit(u.strip()) for u in urls]
+    first = seeds[0]
+    return RedisCluster(
+        startup_nodes=[ClusterNode(s.hostname or "127.0.0.1", s.port or 6379) for s in seeds],
+        username=unquote(first.username) if first.username else None,
+        password=unquote(first.password) if first.password else None,
+        max_connections=max_connections,
+        require_full_coverage=False,  # a primary failing over leaves the other slots served
+    )
+
+
+def is_cluster(redis: "aioredis.Redis") -> bool:
+    return isinstance(redis, RedisCluster)
 
 
 async def wait_ready(redis: "aioredis.Redis", timeout: float = 300.0) -> None:
@@ -395,6 +442,8 @@ class EventStore:
         Packed by hiredis in C: redis-py's pipeline packs in Python, which cost the rules
         service a tenth of its CPU under load.
         """
+        if isinstance(self.redis, RedisCluster):
+            return await self._run_cluster_batch(self.redis, batch)
         sha = await self._ensure_script()
         for attempt in (1, 2):
             packed = b"".join(
@@ -426,6 +475,65 @@ class EventStore:
                 continue
             return results
         raise AssertionError("unreachable")
+
+    async def _run_cluster_batch(self, cluster: RedisCluster, batch: list[_Pending]) -> list[Any]:
+        """On a cluster: each primary's share of the batch in one pipeline, on one of its
+        connections, closed by WAIT and `WAITAOF 1 1`. An append that wrote (or found its command's
+        earlier append: append.lua writes again) is acknowledged only when the primary and a
+        replica hold it on disk, so a failover keeps it; else its outcome is unknown
+        (NotReplicated). One refused because its slot moved is sent again to the slot's new
+        primary, the layout read again first (safe: it did nothing)."""
+        results: list[Any] = [None] * len(batch)
+        todo = list(range(len(batch)))
+        for attempt in range(REDIRECTS + 1):
+            sha = await self._ensure_script()
+            pipe = cluster.pipeline(transaction=False)
+            primaries: dict[str, ClusterNode] = {}
+            names = []
+            for i in todo:
+                pending = batch[i]
+                # (redis-py blocks pipe.evalsha on a cluster; the command itself goes through)
+                pipe.execute_command(
+                    "EVALSHA", sha, len(pending.keys), *pending.keys, *pending.args
+                )
+                node = cluster.get_node_from_key(pending.keys[0])
+                if node is None:  # nothing sent: retried by the caller with the same command
+                    raise redis.exceptions.ConnectionError(
+                        f"no primary serves the slot of {pending.keys[0]} (a failover?)"
+                    )
+                primaries[node.name] = node
+                names.append(node.name)
+            for node in primaries.values():
+                # WAIT first: a replica's answer to the first ask tells the fsync of the
+                # iteration before its own (WAITAOF alone then waits for its next ack, a
+                # second later); asked again once it has the writes, it tells them on disk.
+                pipe.execute_command("WAIT", 1, REPLICA_WAIT_MS, target_nodes=node)
+                pipe.execute_command("WAITAOF", 1, 1, REPLICA_WAIT_MS, target_nodes=node)
+            async with asyncio.timeout(BATCH_TIMEOUT):
+                replies = await pipe.execute(raise_on_error=False, allow_redirections=False)
+            acks = dict(zip(primaries, replies[len(todo) + 1 :: 2], strict=True))
+            again = []
+            for i, name, reply in zip(todo, names, replies, strict=False):
+                if isinstance(reply, _MOVED) and attempt < REDIRECTS:
+                    again.append(i)
+                elif isinstance(reply, Exception) or reply[0] not in (b"ok", b"dup"):
+                    results[i] = reply  # an error, or a refusal: nothing was written
+                elif isinstance(acks[name], Exception) or acks[name][1] < 1:
+                    results[i] = NotReplicated(
+                        f"no replica of {name} holds the append on disk "
+                        f"within {REPLICA_WAIT_MS} ms: {acks[name]!r}"
+                    )
+                else:
+                    results[i] = reply
+            self.batches += 1
+            if not again:
+                break
+            if any(isinstance(replies[todo.index(i)], NoScriptError) for i in again):
+                self._sha = None  # a primary promoted since, without the script: load it again
+            await cluster.nodes_manager.initialize()
+            todo = again
+        self.appends += len(batch)
+        return results
 
     async def register_game(self, game_id: str, created_ms: int) -> None:
         """Index a game for listing and for the sweep (outside the game's slot, so not in the
