@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test test-long test-faults bench bench-archive screenshots lint schema clean
+.PHONY: run test test-long test-faults test-cluster bench bench-archive screenshots lint schema clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -33,6 +33,14 @@ test-long: $(STAMP)
 test-faults: $(STAMP)
 	$(BIN)/python -m tests.faults.run --games 10 --kills 3
 	$(BIN)/python -m tests.faults.fuzz --messages 50000
+
+# The same on `tabula up --cluster` (3 NATS nodes, Valkey 3 primaries + 3 replicas, 2 of every
+# service and gateway): a NATS node, a Valkey primary (failed over), a rules replica, a
+# matchmaker, a gateway and the randomness service SIGKILLed in turn, 3 times each; then the
+# cluster's own tests. `make test` runs a reduced version of both.
+test-cluster: $(STAMP)
+	$(BIN)/python -m tests.faults.run --cluster --games 5 --kills 3
+	$(BIN)/pytest -q tests/cluster
 
 bench: $(STAMP)
 	$(BIN)/python -m tests.bench.run

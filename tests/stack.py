@@ -41,14 +41,20 @@ class Up:
 
 
 @contextlib.contextmanager
-def embedded_stack(home: Path, **env: str) -> Iterator[Up]:
-    """`tabula up` in `home`, with `env` added to its environment, until the block ends."""
+def embedded_stack(home: Path, *args: str, **env: str) -> Iterator[Up]:
+    """`tabula up` in `home` (with `args`, e.g. --cluster), with `env` added to its environment,
+    until the block ends."""
     environ = {
         k: v for k, v in os.environ.items() if k not in ("NATS_URL", "REDIS_URL", "DATABASE_URL")
     }
     environ |= {"TABULA_HOME": str(home), **env}
-    proc = subprocess.Popen([TABULA, "up", "--port", "0"], env=environ, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True)  # fmt: skip
+    proc = subprocess.Popen(
+        [TABULA, "up", "--port", "0", *args],
+        env=environ,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     assert proc.stdout is not None
     up = Up(proc, home)
     reader = None

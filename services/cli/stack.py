@@ -17,6 +17,7 @@ import contextlib
 import fcntl
 import os
 import re
+import shutil
 import signal
 import socket
 import sys
@@ -31,6 +32,7 @@ from rich.console import Console
 
 from contracts import subjects
 from services.runtime import access, bus, migrations
+from services.runtime.cluster import start_nats_cluster, start_valkey_cluster
 from services.runtime.config import StackFile, StackPointer, stack_path, user_pointer
 from services.runtime.embedded import (
     EmbeddedError,
@@ -138,10 +140,12 @@ def start_kept(name: str, port: int, start: Callable[[int | None], Server]) -> S
     return start(None)
 
 
-def start_servers(home: Path, logs: Path, servers: list[Server]) -> access.Endpoints:
+def start_servers(home: Path, logs: Path, servers: list[Server],
+                  cluster: bool = False) -> access.Endpoints:  # fmt: skip
     """The embedded servers that NATS_URL / REDIS_URL / DATABASE_URL do not replace, closed to
     all but the users in `home/secrets` (generated once, 0600), on the ports of the last run
-    when free; PostgreSQL's migrations applied (as its `owner`)."""
+    when free; PostgreSQL's migrations applied (as its `owner`). With `cluster`, NATS and
+    Valkey are clusters (services.runtime.cluster), made afresh in `home/cluster`."""
     nats_url = os.environ.get("NATS_URL")
     redis_url = os.environ.get("REDIS_URL")
     database_url = os.environ.get("DATABASE_URL")
@@ -149,6 +153,20 @@ def start_servers(home: Path, logs: Path, servers: list[Server]) -> access.Endpo
     creds = access.load_or_create(secrets)
     nats_conf, acl = access.write_server_files(secrets, creds)
     last = last_ports(home)
+    if cluster:
+        folder = home / "cluster"
+        shutil.rmtree(folder, ignore_errors=True)  # its nodes' files name the last run's ports
+    if cluster and not nats_url:
+        nodes = start_nats_cluster(folder / "nats", creds).nodes
+        servers += nodes
+        nats_url = ",".join(node.url for node in nodes)
+        console.print(f"NATS cluster (embedded, closed, {len(nodes)} nodes) on {nats_url}")
+    if cluster and not redis_url:
+        valkey = start_valkey_cluster(folder / "valkey", creds)
+        servers += valkey.nodes
+        redis_url = ",".join(valkey.seeds)
+        console.print(f"Valkey cluster (embedded, closed, {valkey.primaries} primaries with a "
+                      f"replica each, data in {folder / 'valkey'}) on {redis_url}")  # fmt: skip
     if not nats_url:
         servers.append(start_kept("nats-server", last.nats, partial(start_nats, logs, nats_conf)))
         nats_url = servers[-1].url
@@ -212,9 +230,9 @@ def hold(home: Path) -> Iterator[None]:
 
 
 async def up(home: Path, rules_replicas: int, demo_games: int, host: str = "127.0.0.1",
-             port: int = 8000) -> None:  # fmt: skip
+             port: int = 8000, cluster: bool = False) -> None:  # fmt: skip
     with hold(home):
-        await _up(home, rules_replicas, demo_games, host, port)
+        await _up(home, rules_replicas, demo_games, host, port, cluster)
 
 
 def gateway_port(host: str, port: int) -> int:
@@ -253,17 +271,24 @@ async def wait_for_gateway(child: "Child", host: str, port: int, timeout: float 
     raise EmbeddedError(f"the gateway did not answer on {host}:{port} within {timeout:.0f}s")
 
 
-async def _up(home: Path, rules_replicas: int, demo_games: int, host: str, port: int) -> None:
+async def _up(home: Path, rules_replicas: int, demo_games: int, host: str, port: int,
+              cluster: bool = False) -> None:  # fmt: skip
     logs = home / "logs"
     logs.mkdir(parents=True, exist_ok=True)
     port = gateway_port(host, port)
+    # On a cluster, two of every service and of the gateway (the second on a free port).
+    copies = 2 if cluster else 1
+    ports = [port] + [gateway_port(host, 0) for _ in range(copies - 1)]
     servers: list[Server] = []
-    urls = start_servers(home, logs, servers)
+    urls = start_servers(home, logs, servers, cluster)
 
     def env(role: str) -> dict[str, str]:
         return {**os.environ, "NATS_URL": urls.nats_for(role),
                 "REDIS_URL": urls.redis_for(role), "TABULA_HOME": str(home),
                 "TABULA_GATEWAY_HOST": host, "TABULA_GATEWAY_PORT": str(port)}  # fmt: skip
+
+    def named(name: str, i: int) -> str:
+        return f"{name}-{i}" if copies > 1 else name
 
     # The rules replicas read the archive (their reads fall through to it once a game has
     # left Valkey) as their own read-only role.
@@ -272,26 +297,22 @@ async def _up(home: Path, rules_replicas: int, demo_games: int, host: str, port:
         Child(f"rules-{i}", "services.rules", logs / f"rules-{i}.log", env=rules_env)
         for i in range(rules_replicas)
     ]
-    children += [
-        Child(n, f"services.{n}", logs / f"{n}.log", env=env(n))
-        for n in ("randomness", "matchmaking")
-    ]
-    # The archiver copies sealed games into PostgreSQL, as its own role there.
-    archiver_env = {**env("archiver"), "DATABASE_URL": urls.postgres_for("archiver")}
-    children.append(Child("archiver", "services.archiver", logs / "archiver.log", env=archiver_env))
-    # The projector keeps the read model from the logs, as the one role that writes it.
-    projector_env = {**env("projector"), "DATABASE_URL": urls.postgres_for("projector")}
-    children.append(Child("projector", "services.projector", logs / "projector.log",
-                          env=projector_env))  # fmt: skip
+    # The archiver copies sealed games into PostgreSQL, and the projector keeps the read model
+    # from the logs, each as its own role there.
+    for n in ("randomness", "matchmaking", "archiver", "projector"):
+        extra = {"DATABASE_URL": urls.postgres_for(n)} if n in ("archiver", "projector") else {}
+        children += [Child(named(n, i), f"services.{n}", logs / f"{named(n, i)}.log",
+                           env={**env(n), **extra}) for i in range(copies)]  # fmt: skip
     # The gateway's lobby reads the read model (SELECT only).
     gateway_env = {**env("gateway"), "DATABASE_URL": urls.postgres_for("gateway")}
-    gateway = Child("gateway", "services.gateway", logs / "gateway.log", env=gateway_env)
-    children.append(gateway)
-    # Each process serves its metrics on a port of its own, kept across its restarts; the
+    gateways = [Child(named("gateway", i), "services.gateway", logs / f"{named('gateway', i)}.log",
+                      env={**gateway_env, "TABULA_GATEWAY_PORT": str(p)})
+                for i, p in enumerate(ports)]  # fmt: skip
+    # Each process serves its metrics on a port of its own, kept across its restarts; a
     # gateway at its own /metrics.
     where = f"[{host}]" if ":" in host else host
-    metrics = {"gateway": f"http://{where}:{port}/metrics"}
-    for child in children[:-1]:
+    metrics = {g.name: f"http://{where}:{p}/metrics" for g, p in zip(gateways, ports, strict=True)}
+    for child in children:
         metrics_port = free_port()
         child.env = {**child.env, "TABULA_METRICS_PORT": str(metrics_port)}
         metrics[child.name] = f"http://127.0.0.1:{metrics_port}/metrics"
@@ -300,11 +321,13 @@ async def _up(home: Path, rules_replicas: int, demo_games: int, host: str, port:
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
+    children += gateways
     try:
         for child in children:
             await child.start()
         await wait_for_services(urls.nats_for("admin"), [s for _, s in SERVICES])
-        await wait_for_gateway(gateway, host, port)
+        for gateway, gateway_at in zip(gateways, ports, strict=True):
+            await wait_for_gateway(gateway, host, gateway_at)
         stack = StackFile(nats_url=urls.nats_for("player"), redis_url=urls.redis_for("auditor"),
                           admin_redis_url=urls.redis_for("admin"), pid=os.getpid(),
                           postgres_url=urls.postgres_for("auditor"),
@@ -317,8 +340,9 @@ async def _up(home: Path, rules_replicas: int, demo_games: int, host: str, port:
             user_pointer().write_bytes(msgspec.json.encode(pointer))
         console.print(
             f"[green]Tabula is up[/]: {len(children)} services "
-            f"({rules_replicas} rules replicas, the archiver, the projector and the gateway); "
-            f"logs in {logs}"
+            f"({rules_replicas} rules replicas, the archiver, the projector and the gateway"
+            + (f"; {copies} of each but rules" if copies > 1 else "")
+            + f"); logs in {logs}"
         )
         if demo_games:
             from services.cli.demo import run_demo
@@ -326,7 +350,8 @@ async def _up(home: Path, rules_replicas: int, demo_games: int, host: str, port:
             await run_demo(stack.nats_url, demo_games, "chess3d", "", console, show=True)
         console.print("Metrics (Prometheus): " + ", ".join(f"{n} {u}" for n, u in metrics.items()))
         console.print(f"Open [bold]http://{where}:{port}/[/] (the gateway: sign-in, lobby, "
-                      "games over HTTP and WebSocket, the rules)")  # fmt: skip
+                      "games over HTTP and WebSocket, the rules)"
+                      + "".join(f"; also http://{where}:{p}/" for p in ports[1:]))  # fmt: skip
         console.print(
             "Serving. Other terminals find this stack by itself "
             f"(TABULA_HOME={home}). Ctrl-C stops it."

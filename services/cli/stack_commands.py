@@ -62,6 +62,13 @@ def up(
         int, typer.Option(min=0, max=65535, help="The gateway's port (0: any free one).")
     ] = 8000,
     host: Annotated[str, typer.Option(help="The gateway's address.")] = "127.0.0.1",
+    cluster: Annotated[
+        bool,
+        typer.Option(
+            help="A NATS cluster of 3 nodes and a Valkey cluster of 3 primaries with a replica "
+            "each, fresh for this run, and 2 of every service and of the gateway."
+        ),
+    ] = False,
 ) -> None:
     """Start the embedded stack (NATS, Valkey, PostgreSQL, every service, the gateway) and serve
     until Ctrl-C."""
@@ -72,7 +79,7 @@ def up(
     from services.runtime.embedded import EmbeddedError
 
     try:
-        uvloop.run(run_up(config.home(), rules_replicas, demo, host, port))
+        uvloop.run(run_up(config.home(), rules_replicas, demo, host, port, cluster))
     except StackRunning as exc:
         err.print(f"[red]{exc}[/]: stop it first, or set TABULA_HOME to another directory")
         raise typer.Exit(1) from None

@@ -58,8 +58,12 @@ class NotReplicated(redis.exceptions.ConnectionError):
     lose it, so it is not acknowledged (its outcome is unknown; a retry is applied once)."""
 
 
-# What an append can end in without an answer: it may or may not have been applied.
-UNKNOWN_OUTCOME = (OSError, redis.exceptions.ConnectionError, redis.exceptions.TimeoutError)
+# What an append can end in without an answer: it may or may not have been applied. On a
+# cluster, also what it meets between two layouts (a primary failing over): ran nowhere, or
+# its outcome unknown; either way a retry with the same command id is applied once.
+UNKNOWN_OUTCOME = (OSError, redis.exceptions.ConnectionError, redis.exceptions.TimeoutError,
+                   redis.exceptions.ClusterError, AskError, TryAgainError,
+                   redis.exceptions.SlotNotCoveredError)  # fmt: skip
 _MOVED = (AskError, ClusterDownError, MovedError, NoScriptError, TryAgainError)
 
 

@@ -19,7 +19,14 @@ Every receipt the bots get is kept with its command id. Afterwards, from the sto
 For each kill it reports how long the stack took to replace the process and how long until every
 game in play had moved again (the longest a game looked stalled).
 
+With `--cluster` (`make test-cluster`) the stack is `tabula up --cluster`: a NATS cluster of 3
+nodes, a Valkey cluster of 3 primaries with a replica each, and 2 of every service and of the
+gateway; the faults are then, in turn, a NATS node, a Valkey primary (its replica takes over;
+the supervisor restarts it, and it rejoins as a replica), a rules replica, a matchmaker, a
+gateway and a randomness service, each SIGKILLed, with the same ledger check.
+
 Run: .venv/bin/python -m tests.faults.run [--games 10] [--kills 3] [--kinds rules,valkey,...]
+     [--cluster]
 """
 
 import argparse
@@ -34,6 +41,8 @@ import time
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
+
+import redis
 
 from contracts.commands import Receipt
 from domain.audit import audit
@@ -63,6 +72,12 @@ PROCESS = {  # a fault kind: the process it strikes (a word of its command line)
     "valkey": ("valkey", signal.SIGKILL),
     "nats": ("nats-server", signal.SIGKILL),
     "valkey-hang": ("valkey", signal.SIGSTOP),
+}
+CLUSTER_KINDS = ("nats", "valkey-primary", "rules", "matchmaking", "gateway", "randomness")
+PROCESS |= {
+    "valkey-primary": ("valkey", signal.SIGKILL),  # a primary's pid, asked of the cluster
+    "matchmaking": ("services.matchmaking", signal.SIGKILL),
+    "gateway": ("services.gateway", signal.SIGKILL),
 }
 REPLACED_S = 90.0  # a struck process not replaced by then fails the run
 SETTLED_S = 180.0  # for every finished game to be archived and out of Valkey, after the play
@@ -109,9 +124,37 @@ class Kill:
     recovered_s: float = 0.0  # until every game in play had moved again
 
 
+def primary_pid(admin_urls: str) -> int:
+    """The pid of a Valkey cluster primary (the first that says so), asked as the admin."""
+    for url in admin_urls.split(","):
+        with redis.Redis.from_url(url) as node:
+            if node.execute_command("ROLE")[0] == b"master":
+                return int(node.info("server")["process_id"])
+    raise RuntimeError("no Valkey primary answers")
+
+
+def failed_over(admin_urls: str, dead: int) -> bool:
+    """Every live node says the cluster is whole (every slot served) with 3 primaries, none
+    of them the dead process."""
+    primaries = 0
+    for url in admin_urls.split(","):
+        try:
+            with redis.Redis.from_url(url, socket_timeout=1) as node:
+                if int(node.info("server")["process_id"]) == dead:
+                    continue
+                info = node.execute_command("CLUSTER", "INFO").decode()
+                if "cluster_state:ok" not in info or "cluster_slots_ok:16384" not in info:
+                    return False
+                primaries += node.execute_command("ROLE")[0] == b"master"
+        except redis.exceptions.ConnectionError:  # the dead one, or not yet up
+            continue
+    return primaries == 3
+
+
 @dataclass
 class Run:
     up: int
+    admin_redis_url: str = ""
     games: dict[str, str] = field(default_factory=dict)  # game id -> "ruleset variant"
     moved: dict[str, float] = field(default_factory=dict)  # game id -> time of its last event
     finished: set[str] = field(default_factory=set)
@@ -123,19 +166,37 @@ async def strike(run: Run, kind: str, rng: random.Random) -> Kill:
     play has moved again."""
     word, sig = PROCESS[kind]
     before = pids_of(run.up, word)
-    victim = rng.choice(sorted(before))
     loop = asyncio.get_running_loop()
-    struck = loop.time()
-    os.kill(victim, sig)
-    print(f"  {kind}: {sig.name} pid {victim}", flush=True)
+    if kind == "valkey-primary":
+        # The supervisor held meanwhile: a killed node it started again at once would be back
+        # before the cluster noticed it gone; held, the node stays down (as if its host had
+        # died) until its replica has taken over, and then rejoins as a replica.
+        victim = await asyncio.to_thread(primary_pid, run.admin_redis_url)
+        os.kill(run.up, signal.SIGSTOP)
+        try:
+            struck = loop.time()
+            os.kill(victim, sig)
+            async with asyncio.timeout(REPLACED_S):
+                while not await asyncio.to_thread(failed_over, run.admin_redis_url, victim):  # noqa: ASYNC110
+                    await asyncio.sleep(0.1)  # the cluster's own state, polled
+            print(f"  {kind}: {sig.name} pid {victim}; its replica took over after "
+                  f"{loop.time() - struck:.1f}s", flush=True)  # fmt: skip
+        finally:
+            os.kill(run.up, signal.SIGCONT)
+    else:
+        victim = rng.choice(sorted(before))
+        struck = loop.time()
+        os.kill(victim, sig)
+        print(f"  {kind}: {sig.name} pid {victim}", flush=True)
     async with asyncio.timeout(REPLACED_S):
         # The process table has no event to wait on: poll it.
         while not (pids_of(run.up, word) - before) or victim in pids_of(run.up, word):  # noqa: ASYNC110
             await asyncio.sleep(0.05)
     kill = Kill(kind, loop.time() - struck)
     waiting = set(run.games) - run.finished
-    while waiting := {g for g in waiting - run.finished if run.moved.get(g, 0) <= struck}:  # noqa: ASYNC110
-        await asyncio.sleep(0.05)  # the games' progress, polled: one check for many games
+    async with asyncio.timeout(REPLACED_S):  # a game that never moves again fails the run
+        while waiting := {g for g in waiting - run.finished if run.moved.get(g, 0) <= struck}:  # noqa: ASYNC110
+            await asyncio.sleep(0.05)  # the games' progress, polled: one check for many games
     kill.recovered_s = loop.time() - struck
     print(f"    replaced in {kill.replaced_s:.1f}s, every game moving again after "
           f"{kill.recovered_s:.1f}s", flush=True)  # fmt: skip
@@ -314,20 +375,34 @@ def main(argv: list[str] | None = None) -> int:
                    help="tables per ruleset and variant, each playing games until the faults "
                    "are done")  # fmt: skip
     p.add_argument("--kills", type=int, default=3, help="kills of each kind")
-    p.add_argument("--kinds", default=",".join(KINDS), help="fault kinds, comma-separated")
+    p.add_argument(
+        "--kinds",
+        help="fault kinds, comma-separated (default: every kind of the "
+        f"stack: {', '.join(KINDS)}; on a cluster {', '.join(CLUSTER_KINDS)})",
+    )
+    p.add_argument(
+        "--cluster",
+        action="store_true",
+        help="run on `tabula up --cluster` (NATS and Valkey clusters, 2 of each service)",
+    )
     p.add_argument("--step", type=int, default=40,
                    help="commands acknowledged between one recovery and the next kill")  # fmt: skip
     p.add_argument("--deadline", type=float, default=900.0, help="seconds for every game to end")
     p.add_argument("--seed", type=int, default=1)
     args = p.parse_args(argv)
-    unknown = set(args.kinds.split(",")) - set(KINDS)
+    known = set(PROCESS)
+    args.kinds = args.kinds or ",".join(CLUSTER_KINDS if args.cluster else KINDS)
+    unknown = set(args.kinds.split(",")) - known
     if unknown:
-        p.error(f"unknown fault kinds {sorted(unknown)}; known: {', '.join(KINDS)}")
+        p.error(f"unknown fault kinds {sorted(unknown)}; known: {', '.join(sorted(known))}")
     with tempfile.TemporaryDirectory() as home:
         up = None
         try:
-            with embedded_stack(Path(home), TABULA_SWEEP_S="2", TABULA_ARCHIVE_S="2") as up:
-                return asyncio.run(play(up.stack, Run(up.proc.pid), args))
+            flags = ["--cluster"] if args.cluster else []
+            with embedded_stack(Path(home), *flags, TABULA_SWEEP_S="2",
+                                TABULA_ARCHIVE_S="2") as up:  # fmt: skip
+                run = Run(up.proc.pid, up.stack.admin_redis_url)
+                return asyncio.run(play(up.stack, run, args))
         finally:
             if up is not None:
                 print("tabula up said, while the faults ran:\n" + "".join(up.output), end="")

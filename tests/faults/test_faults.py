@@ -1,7 +1,8 @@
 """The reduced fault run of `make test` (`make test-faults` runs the full one): bot games of every
 registered ruleset through a `tabula up` stack while a rules replica, the randomness service,
 Valkey and nats-server are killed and Valkey is frozen, once each; then every acknowledged
-command is found exactly once, every log passes the audit and every game finished sealed."""
+command is found exactly once, every log passes the audit and every game finished sealed; and
+the same on the cluster (`make test-cluster`)."""
 
 import secrets
 
@@ -22,6 +23,23 @@ def test_every_kind_of_kill_loses_duplicates_forks_and_stalls_nothing(
     assert "0 unarchived" in out, out
     for kind in run.KINDS:  # each fault happened, and the stack replaced what it struck
         assert f"{kind}: SIG" in out, out
+
+
+def test_on_the_cluster_every_kind_of_kill_loses_duplicates_forks_and_stalls_nothing(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """`make test-cluster`'s run, reduced: on `tabula up --cluster`, a NATS node, a Valkey
+    primary (its replica takes over), a rules replica, a matchmaker, a gateway and a randomness
+    service SIGKILLed once each during bot games of every ruleset."""
+    status = run.main(["--cluster", "--games", "1", "--kills", "1", "--step", "20",
+                       "--deadline", "300"])  # fmt: skip
+    out = capsys.readouterr().out
+    assert status == 0, out
+    assert "0 lost, 0 duplicated, 0 forked, 0 unsealed" in out, out
+    assert "0 unarchived" in out, out
+    for kind in run.CLUSTER_KINDS:
+        assert f"{kind}: SIG" in out, out
+    assert "its replica took over after" in out, out
 
 
 async def test_the_fuzz_counts_an_expired_rate_window_as_expired_and_a_deleted_key_as_lost(
