@@ -94,10 +94,6 @@ def _cluster(urls: list[str], max_connections: int) -> RedisCluster:
     )
 
 
-def is_cluster(redis: "aioredis.Redis") -> bool:
-    return isinstance(redis, RedisCluster)
-
-
 async def wait_ready(redis: "aioredis.Redis", timeout: float = 300.0) -> None:
     """Until the store answers: a restarted Valkey refuses commands while it loads its data
     (BusyLoadingError, a ConnectionError), and a service started beside it must wait, not die."""
