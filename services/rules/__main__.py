@@ -56,7 +56,7 @@ async def build(nc: NATS, redis: "aioredis.Redis", settings: Settings) -> Servic
     partitions = Partitions(redis, replica, gain, lose, lambda: nc.is_connected)
     await partitions.tick()  # serving its share once started
     app.every(PERIOD_S, partitions.tick)
-    app.on_close.insert(0, partitions.release)
+    app.on_intake_stopped.append(partitions.release)
     return app
 
 

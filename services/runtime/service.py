@@ -44,6 +44,9 @@ class ServiceApp:
         self.inflight: set[asyncio.Task[None]] = set()
         self.on_close: list[Callable[[], Awaitable[None]]] = []  # run after the drain
         self.on_drain: list[Callable[[], None]] = []  # told first when the drain begins
+        # Run once the intake has stopped, before in-flight requests are waited for: what
+        # another instance should take over at once (a rules replica's partitions).
+        self.on_intake_stopped: list[Callable[[], Awaitable[None]]] = []
         self._endpoints: list[EndpointConfig] = []
         self._micro: dict[str, Any] = {}  # endpoint name -> nats.micro's Endpoint (its stats)
         self._follows: list[tuple[str, Callable[[Msg], Awaitable[None]]]] = []
@@ -214,6 +217,8 @@ class ServiceApp:
                         await self.service.stop()
                     for sub in self._subscriptions:
                         await sub.unsubscribe()
+        for handover in self.on_intake_stopped:
+            await _bounded(handover(), "hand over")
         if self.inflight:
             _done, pending = await asyncio.wait(set(self.inflight), timeout=timeout)
             for task in pending:
