@@ -516,6 +516,8 @@ class EventStore:
             for i, name, reply in zip(todo, names, replies, strict=False):
                 if isinstance(reply, _MOVED) and attempt < REDIRECTS:
                     again.append(i)
+                    if isinstance(reply, NoScriptError):  # a primary promoted since, without it
+                        self._sha = None
                 elif isinstance(reply, Exception) or reply[0] not in (b"ok", b"dup"):
                     results[i] = reply  # an error, or a refusal: nothing was written
                 elif isinstance(acks[name], Exception) or acks[name][1] < 1:
@@ -528,8 +530,6 @@ class EventStore:
             self.batches += 1
             if not again:
                 break
-            if any(isinstance(replies[todo.index(i)], NoScriptError) for i in again):
-                self._sha = None  # a primary promoted since, without the script: load it again
             await cluster.nodes_manager.initialize()
             todo = again
         self.appends += len(batch)
