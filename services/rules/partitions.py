@@ -8,13 +8,17 @@ game, and each keeps a hot cache of its own games.
 
 Every PERIOD_S each replica renews its leases and takes its share, ceil(partitions / live
 replicas), live meaning seen in the registry within LEASE_MS (by the store's clock, one for
-all): it gives back what is beyond its share, so a replica that joins gets some, and takes
-free partitions up to it, so a dead replica's are taken within LEASE_MS and a period. A
-draining replica gives its leases back at once.
+all). What is beyond its share it offers (the lease's value marked so) and goes on serving
+until another replica takes it, so no partition is without a replica while they rebalance: for
+up to a period both serve it, in one queue group, so each request still reaches one. It takes
+free and offered partitions up to its share, so a replica that joins gets some, and a dead
+replica's are taken within LEASE_MS and a period. A draining replica gives its leases back at
+once.
 
 A lease is for speed, not safety: two replicas serving one game meet at the store's
 expected-version check, as before (a typed conflict, never a fork), and a request sent while a
-partition has no replica finds no responder, which the requester retries.
+partition has no replica (a dead one's, until its leases lapse) finds no responder, which the
+requester retries.
 """
 
 import zlib
@@ -25,7 +29,7 @@ import redis.asyncio as aioredis
 import structlog
 
 from contracts import subjects
-from services.runtime import keys
+from services.runtime import keys, metrics
 
 log = structlog.get_logger()
 
@@ -33,13 +37,30 @@ LEASE_MS: Final = 3000
 PERIOD_S: Final = 1.0
 Serve = Callable[[int], Awaitable[None]]  # starts or stops serving a partition
 
-# Only the holder renews or gives back a lease (another may hold it once it lapsed).
+# Only the holder renews, offers or gives back a lease (another may hold it once it lapsed);
+# an offered lease's value is "~" and its holder's.
 _RENEW = """
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+local v = redis.call('GET', KEYS[1])
+if v == ARGV[1] or v == '~' .. ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return 0
+"""
+_OFFER = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  return redis.call('SET', KEYS[1], '~' .. ARGV[1], 'KEEPTTL') and 1
+end
+return 0
+"""
+# A free or offered lease (its own offer too: taken back) becomes the taker's.
+_TAKE = """
+local v = redis.call('GET', KEYS[1])
+if not v or string.sub(v, 1, 1) == '~' then
+  return redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2]) and 1
+end
 return 0
 """
 _RELEASE = """
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+local v = redis.call('GET', KEYS[1])
+if v == ARGV[1] or v == '~' .. ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0
 """
 
@@ -64,8 +85,11 @@ class Partitions:
         self.connected = connected  # its bus: a replica cut off from it serves nothing
         self.count = count
         self.lease_ms = lease_ms
-        self.owned: set[int] = set()
+        self.owned: set[int] = set()  # served: held or offered
+        self.offered: set[int] = set()
         self._renew = redis.register_script(_RENEW)
+        self._offer = redis.register_script(_OFFER)
+        self._take = redis.register_script(_TAKE)
         self._release = redis.register_script(_RELEASE)
         # Where this replica starts looking: replicas spread over the partitions.
         start = zlib.crc32(replica.encode()) % count
@@ -83,38 +107,60 @@ class Partitions:
         return max(1, int(count))
 
     async def tick(self) -> None:
+        try:
+            await self._tick()
+        finally:
+            self._report()
+
+    async def _tick(self) -> None:
         if not self.connected():  # nor counts in the others' shares, which take its partitions
             if self.owned:
                 log.warning("bus away: partitions given back", partitions=len(self.owned))
             await self.release()
             return
         share = -(-self.count // await self.live())
+        me, ms = self.replica, self.lease_ms
         for p in sorted(self.owned):
-            if not await self._renew(keys=[keys.act_lease_key(p)],
-                                     args=[self.replica, self.lease_ms]):  # fmt: skip
-                log.warning("partition lease lost", partition=p)
+            if not await self._renew(keys=[keys.act_lease_key(p)], args=[me, ms]):
+                if p in self.offered:
+                    log.info("partition handed over", partition=p)
+                else:
+                    log.warning("partition lease lost", partition=p)
                 await self._drop(p)
-        for p in sorted(self.owned, key=self.order.index)[share:]:
-            await self._give_back(p)
+        held = sorted(self.owned - self.offered, key=self.order.index)
+        for p in held[share:]:
+            if await self._offer(keys=[keys.act_lease_key(p)], args=[me]):
+                self.offered.add(p)
+                log.info("partition offered", partition=p)
         for p in self.order:
-            if len(self.owned) >= share:
+            if len(self.owned) - len(self.offered) >= share:
                 break
-            if p not in self.owned and await self.redis.set(
-                keys.act_lease_key(p), self.replica, nx=True, px=self.lease_ms
-            ):
-                try:
-                    await self.gain(p)
-                except BaseException:  # not served: leave it to another replica
-                    await self._release(keys=[keys.act_lease_key(p)], args=[self.replica])
-                    raise
-                self.owned.add(p)
-                log.info("partition taken", partition=p, share=share)
+            if p in self.owned and p not in self.offered:
+                continue
+            if not await self._take(keys=[keys.act_lease_key(p)], args=[me, ms]):
+                continue
+            if p in self.offered:  # its own offer, not yet taken: held again, still served
+                self.offered.discard(p)
+                continue
+            try:
+                await self.gain(p)
+            except BaseException:  # not served: leave it to another replica
+                await self._release(keys=[keys.act_lease_key(p)], args=[self.replica])
+                raise
+            self.owned.add(p)
+            log.info("partition taken", partition=p, share=share)
 
     async def release(self) -> None:
         """Give every lease back (the drain): another replica takes them on its next tick."""
         for p in sorted(self.owned):
             await self._give_back(p)
+        self._report()
         await self.redis.zrem(keys.RULES_REPLICAS, self.replica)
+
+    def _report(self) -> None:
+        partitions = metrics.RULES_PARTITIONS
+        partitions.labels(self.replica, "held").set(len(self.owned - self.offered))
+        partitions.labels(self.replica, "offered").set(len(self.offered))
 
     async def _give_back(self, p: int) -> None:
         await self._drop(p)
@@ -123,4 +169,5 @@ class Partitions:
 
     async def _drop(self, p: int) -> None:
         self.owned.discard(p)
+        self.offered.discard(p)
         await self.lose(p)

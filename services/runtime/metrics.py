@@ -41,6 +41,10 @@ APPEND_SECONDS: Final = Histogram(
 APPEND_CONFLICTS: Final = Counter(
     "tabula_append_conflicts", "Appends refused because another writer moved the game first"
 )
+RULES_PARTITIONS: Final = Gauge(
+    "tabula_rules_partitions", "Act partitions a rules replica serves: held, or offered to "
+    "another replica and served until taken (services.rules.partitions)",
+    ["replica", "state"])  # fmt: skip
 GAMES_STARTED: Final = Counter("tabula_games_started", "Games created, by ruleset", ["ruleset"])
 GAMES_FINISHED: Final = Counter("tabula_games_finished", "Games ended, by ruleset", ["ruleset"])
 

@@ -30,14 +30,14 @@ from pathlib import Path
 
 import msgspec
 import nats
-import redis.asyncio as aioredis
 from nats.aio.client import Client as NATS
 from nats.aio.msg import Msg
+from prometheus_client.parser import text_string_to_metric_families
 
 from contracts import subjects
 from contracts.commands import Act
 from services.client.client import Client
-from services.runtime import access, keys
+from services.runtime import access
 from services.runtime.embedded import free_port, start_nats, start_valkey
 from tests.bench.bare import SUBJECT as BARE_SUBJECT
 from tests.recorded import record_games
@@ -191,29 +191,34 @@ def encode_game(game_id: str, tokens: list[str], moves: Moves) -> Game:
     ]
 
 
-def conflicts(port: int) -> int:
-    """The replica's appends refused for a version another had taken, since it started."""
+def scrape(port: int, name: str) -> list[tuple[dict[str, str], float]]:
+    """A metric's samples on a replica's /metrics page: (labels, value)."""
     with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10) as reply:
         text = reply.read().decode()
-    return sum(int(float(line.split()[-1])) for line in text.splitlines()
-               if line.startswith("tabula_append_conflicts_total"))  # fmt: skip
+    return [(sample.labels, sample.value) for family in text_string_to_metric_families(text)
+            for sample in family.samples if sample.name == name]  # fmt: skip
 
 
-async def settled(redis_url: str, replicas: int) -> None:
-    """Until every partition of the games' actions is held, by `replicas` replicas with equal
-    shares (services.rules.partitions): none of a window's requests then finds no replica."""
-    r = aioredis.from_url(redis_url)
-    try:
-        async with asyncio.timeout(30):
-            while True:
-                held = [await r.get(keys.act_lease_key(p)) for p in range(subjects.ACT_PARTITIONS)]
-                shares = {h: held.count(h) for h in held}
-                if None not in shares and len(shares) == replicas and \
-                        max(shares.values()) - min(shares.values()) <= 1:  # fmt: skip
-                    return
-                await asyncio.sleep(0.1)  # polling the replicas' ticks; the exit is the count
-    finally:
-        await r.aclose()
+def conflicts(port: int) -> int:
+    """The replica's appends refused for a version another had taken, since it started."""
+    return int(sum(value for _, value in scrape(port, "tabula_append_conflicts_total")))
+
+
+async def settled(ports: list[int]) -> None:
+    """Until the replicas on `ports` serve equal shares of the games' partitions and none still
+    serves one it offered (services.rules.partitions): settled, each game's actions reach one
+    replica during a window."""
+    async with asyncio.timeout(30):
+        while True:
+            held, offered = [], 0.0
+            for port in ports:
+                states = {labels["state"]: value
+                          for labels, value in scrape(port, "tabula_rules_partitions")}  # fmt: skip
+                held.append(states.get("held", 0.0))
+                offered += states.get("offered", 0.0)
+            if not offered and sum(held) == subjects.ACT_PARTITIONS and max(held) - min(held) <= 1:
+                return
+            await asyncio.sleep(0.1)  # polling the replicas' ticks; the exit is the count
 
 
 class RulesGames:
@@ -415,9 +420,9 @@ async def bench(
                 else:
                     await wait_replicas(nu, 2)
                     procs = {"rules A": first.pid, "rules B": second.pid, **servers}
-                await settled(redis_as("admin"), 2 if second else 1)
-                await pool.fill(int(1.5 * best * (warmup + seconds + 1) / mean_plies + games))
                 scraped = ports[: 2 if second else 1]
+                await settled(scraped)
+                await pool.fill(int(1.5 * best * (warmup + seconds + 1) / mean_plies + games))
                 before = sum(map(conflicts, scraped))
                 run = await drive(config, client.nc, pool.next, games, procs, warmup, seconds)
                 run.conflicts = sum(map(conflicts, scraped)) - before

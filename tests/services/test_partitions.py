@@ -17,7 +17,7 @@ from contracts import subjects
 from services.client.client import Client
 from services.rules.__main__ import build as rules_build
 from services.rules.partitions import Partitions
-from services.runtime import keys
+from services.runtime import keys, metrics
 from services.runtime.config import Settings
 from tests.conftest import running
 from tests.recorded import record_games
@@ -51,10 +51,11 @@ async def clear(redis: "aioredis.Redis") -> None:
 
 @pytest.fixture
 async def leases(redis: "aioredis.Redis") -> AsyncIterator["aioredis.Redis"]:
-    """No lease or replica left by another test; the rules store user's connection."""
+    """No lease or replica left by another test, nor its replicas' gauges."""
     await clear(redis)
     yield redis
     await clear(redis)
+    metrics.RULES_PARTITIONS.clear()
 
 
 @pytest.fixture
@@ -73,10 +74,14 @@ async def test_replicas_share_the_partitions_and_a_leaving_one_hands_them_over(
     await b.partitions.tick()
     assert b.serving == set()  # all are held
     await a.partitions.tick()
-    assert len(a.serving) == PARTS // 2  # two live replicas: it gives back beyond its share
+    assert a.serving == ALL  # two live replicas: it offers beyond its share, still serving it
+    offered = {p for p, v in enumerate(await holders(leases)) if v == b"~a"}
+    assert len(offered) == PARTS // 2
     await b.partitions.tick()
-    assert b.serving == ALL - a.serving
-    assert await holders(leases) == [b"a" if p in a.serving else b"b" for p in range(PARTS)]
+    assert b.serving == offered  # taken while a still serves them: never a partition unserved
+    await a.partitions.tick()
+    assert a.serving == ALL - offered  # handed over
+    assert await holders(leases) == [b"b" if p in offered else b"a" for p in range(PARTS)]
     await a.partitions.tick()
     await b.partitions.tick()
     assert (len(a.serving), len(b.serving)) == (PARTS // 2, PARTS // 2)  # settled
@@ -87,6 +92,21 @@ async def test_replicas_share_the_partitions_and_a_leaving_one_hands_them_over(
     await b.partitions.tick()
     assert b.serving == ALL
     assert set(await holders(leases)) == {b"b"}
+
+
+async def test_an_offer_not_yet_taken_is_held_again_when_the_share_grows(
+    leases: "aioredis.Redis", as_rules: "aioredis.Redis"
+) -> None:
+    """a offers half for b, which leaves (its drain) before taking any: a holds them again."""
+    a, b = Replica(as_rules, "a"), Replica(as_rules, "b")
+    await a.partitions.tick()
+    await b.partitions.tick()
+    await a.partitions.tick()
+    assert b"~a" in await holders(leases)
+    await b.partitions.release()
+    await a.partitions.tick()
+    assert a.serving == ALL
+    assert set(await holders(leases)) == {b"a"}
 
 
 async def test_a_dead_replicas_partitions_are_taken_once_its_leases_lapse(
@@ -112,19 +132,19 @@ async def test_a_replica_cut_off_from_the_bus_gives_its_partitions_to_the_others
     a, b = Replica(as_rules, "a"), Replica(as_rules, "b")
     bus_up = True
     a.partitions.connected = lambda: bus_up
-    await a.partitions.tick()
-    await b.partitions.tick()
-    await a.partitions.tick()
+    for r in (a, b, a, b, a):
+        await r.partitions.tick()
     assert len(a.serving) == PARTS // 2
     bus_up = False
     await a.partitions.tick()
     assert a.serving == set()
     await b.partitions.tick()
     assert b.serving == ALL
-    bus_up = True  # back: it takes its share again once b gives it back
+    bus_up = True  # back: it takes its share again once b offers it
     await a.partitions.tick()
     await b.partitions.tick()
     await a.partitions.tick()
+    await b.partitions.tick()
     assert (len(a.serving), len(b.serving)) == (PARTS // 2, PARTS // 2)
 
 
@@ -157,14 +177,20 @@ def act_handlers(logs: list[dict[str, object]]) -> dict[str, set[object]]:
     return out
 
 
-async def settled(redis: "aioredis.Redis", replicas: int) -> None:
-    """Until every partition is held, by `replicas` replicas with equal shares."""
+async def settled(replicas: int) -> None:
+    """Until `replicas` replicas (of this process) serve equal shares of the partitions and none
+    is still serving one it offered: from then on each game's actions reach one of them."""
     async with asyncio.timeout(20):
         while True:
-            held = await holders(redis)
-            counts = {h: held.count(h) for h in set(held)}
-            if None not in counts and len(counts) == replicas and \
-                    set(counts.values()) == {PARTS // replicas}:  # fmt: skip
+            held: dict[str, float] = {}
+            offered = 0.0
+            (family,) = [f for f in REGISTRY.collect() if f.name == "tabula_rules_partitions"]
+            for sample in family.samples:
+                if sample.labels["state"] == "offered":
+                    offered += sample.value
+                elif sample.value:
+                    held[sample.labels["replica"]] = sample.value
+            if not offered and len(held) == replicas and set(held.values()) == {PARTS / replicas}:
                 return
             await asyncio.sleep(0.05)  # polling the replicas' ticks; the exit is the condition
 
@@ -195,10 +221,10 @@ async def test_two_replicas_serve_each_game_alone_and_hand_over_on_leaving(
     before = conflicts()
     with structlog.testing.capture_logs([structlog.contextvars.merge_contextvars]) as logs:
         async with running(rules_build, role_settings("rules")):
-            await settled(redis, 2)
+            await settled(2)
             await play(slice(0, 4))
         left = len(logs)
-        await settled(redis, 1)  # the second gave its leases back; the first took them
+        await settled(1)  # the second gave its leases back; the first took them
         (stays,) = {h.decode() for h in await holders(redis) if h is not None}
         await play(slice(4, None))
     both = act_handlers(logs[:left])
