@@ -9,13 +9,16 @@ Against a `tabula up` of its own (closed servers, every service in its own proce
    guests play them through the gateway; every feed must receive every event of its game. The
    gateway's RSS and CPU are read from /proc, beside the load generator's own CPU.
 
+With `--cluster`, only 2., against `tabula up --cluster` and its two gateways: the feeds and the
+players are spread over both (a feed of a game on one gateway, its players on the other).
+
 Run: .venv/bin/python -m tests.bench.gateway [--rounds 5] [--actions 200] [--sockets 1000]
+     .venv/bin/python -m tests.bench.gateway --cluster --sockets 3000
 """
 
 import argparse
 import asyncio
 import os
-import re
 import resource
 import statistics
 import tempfile
@@ -75,11 +78,14 @@ def rss_mb(pid: int) -> float:
     return 0.0
 
 
-def gateway_pid(up_pid: int) -> int:
-    for child in Path(f"/proc/{up_pid}/task/{up_pid}/children").read_text().split():
-        if "services.gateway" in Path(f"/proc/{child}/cmdline").read_text():
-            return int(child)
-    raise RuntimeError("no gateway process under tabula up")
+def gateway_pids(up_pid: int) -> list[int]:
+    children = Path(f"/proc/{up_pid}/task/{up_pid}/children").read_text().split()
+    found = [
+        int(c) for c in children if "services.gateway" in Path(f"/proc/{c}/cmdline").read_text()
+    ]
+    if not found:
+        raise RuntimeError("no gateway process under tabula up")
+    return found
 
 
 def pct(values: list[float], q: float) -> float:
@@ -126,17 +132,20 @@ async def latency(base: str, nats_url: str, rounds: int, actions: int) -> None:
     print(f"  added by the gateway: p50 {p50:+.2f} ms, p99 {p99:+.2f} ms")
 
 
-async def sockets(base: str, gateway: int, games: int, count: int, plies: int) -> None:
+async def sockets(bases: list[str], gateways: list[int], games: int, count: int,
+                  plies: int) -> None:  # fmt: skip
+    """`count` feeds over `games` games, spread over the gateways at `bases` (pids `gateways`);
+    each game's players at one gateway and its feeds at every one."""
     recorded = record_games(games, plies, seed=11)
-    tables = [Guests(base) for _ in range(games)]
+    tables = [Guests(bases[g % len(bases)]) for g in range(games)]
     ids = [await t.start() for t in tables]
     received = [0] * count
     opened = 0
-    ws_url = base.replace("http", "ws", 1)
 
     async def feed(i: int, stop: asyncio.Event) -> None:
         nonlocal opened
-        game_id = ids[i % games]
+        game_id, base = ids[i % games], bases[(i // games) % len(bases)]
+        ws_url = base.replace("http", "ws", 1)
         async with websockets.connect(f"{ws_url}/api/games/{game_id}/ws?after=0",
                                       origin=Origin(base), max_queue=None) as ws:  # fmt: skip
             opened += 1
@@ -155,7 +164,8 @@ async def sockets(base: str, gateway: int, games: int, count: int, plies: int) -
             await asyncio.sleep(0.05)
     while opened < count:  # noqa: ASYNC110  # a benchmark waiting for its own connections
         await asyncio.sleep(0.1)
-    rss_before, cpu_before, own_before = rss_mb(gateway), cpu_s(gateway), time.process_time()
+    rss_before = [rss_mb(g) for g in gateways]
+    cpu_before, own_before = [cpu_s(g) for g in gateways], time.process_time()
     started = time.perf_counter()
 
     async def play(t: Guests, game_id: str, moves: list[tuple[int, str]]) -> None:
@@ -174,14 +184,16 @@ async def sockets(base: str, gateway: int, games: int, count: int, plies: int) -
     elapsed = time.perf_counter() - started
     short = sum(received[i] < expected[i % games] for i in range(count))
     print(
-        f"  {count} WebSockets over {games} games, {sum(len(m) for m in recorded)} actions "
-        f"in {elapsed:.1f} s: {count - short} received every event, {short} fell short"
+        f"  {count} WebSockets over {games} games and {len(bases)} gateway(s), "
+        f"{sum(len(m) for m in recorded)} actions in {elapsed:.1f} s: "
+        f"{count - short} received every event, {short} fell short"
     )
-    print(
-        f"  gateway: RSS {rss_mb(gateway):.0f} MB (with the sockets open; {rss_before:.0f} MB "
-        f"before play), CPU {100 * (cpu_s(gateway) - cpu_before) / elapsed:.0f}% of a core; "
-        f"load generator CPU {100 * (time.process_time() - own_before) / elapsed:.0f}%"
-    )
+    for n, (pid, rss, cpu) in enumerate(zip(gateways, rss_before, cpu_before, strict=True)):
+        print(
+            f"  gateway {n}: RSS {rss_mb(pid):.0f} MB (with the sockets open; {rss:.0f} MB "
+            f"before play), CPU {100 * (cpu_s(pid) - cpu) / elapsed:.0f}% of a core"
+        )
+    print(f"  load generator CPU {100 * (time.process_time() - own_before) / elapsed:.0f}%")
     stop.set()
     await asyncio.gather(*feeds)
     for t in tables:
@@ -194,18 +206,23 @@ async def main(args: argparse.Namespace) -> None:
     with (
         tempfile.TemporaryDirectory() as home,
         # No limit the load could reach: rates, sign-ins, actions, feeds per player and address
-        embedded_stack(Path(home), TABULA_GATEWAY_LIMITS=",".join(["10000000"] * 5)) as up,
+        embedded_stack(
+            Path(home),
+            *(["--cluster"] if args.cluster else []),
+            TABULA_GATEWAY_LIMITS=",".join(["10000000"] * 5),
+        ) as up,  # fmt: skip
     ):
-        url = re.search(r"Open (http://\S+)/", "".join(up.output))
-        assert url, "".join(up.output)
-        base = url.group(1)
-        print(f"gateway at {base}, stack in {home}")
-        print(
-            f"added latency: {args.rounds} rounds of {args.actions} actions each way, one at a time"
-        )
-        await latency(base, up.stack.nats_url, args.rounds, args.actions)
+        # Each gateway serves its metrics at its own root: its base URL
+        bases = sorted(url.removesuffix("/metrics") for name, url in up.stack.metrics.items()
+                       if name.startswith("gateway"))  # fmt: skip
+        pids = gateway_pids(up.proc.pid)
+        print(f"gateways at {', '.join(bases)}, stack in {home}")
+        if not args.cluster:
+            print(f"added latency: {args.rounds} rounds of {args.actions} actions each way, "
+                  "one at a time")  # fmt: skip
+            await latency(bases[0], up.stack.nats_url, args.rounds, args.actions)
         print("concurrent WebSockets, while the games are played through the gateway:")
-        await sockets(base, gateway_pid(up.proc.pid), args.games, args.sockets, args.plies)
+        await sockets(bases, pids, args.games, args.sockets, args.plies)
 
 
 if __name__ == "__main__":
@@ -215,4 +232,5 @@ if __name__ == "__main__":
     parser.add_argument("--sockets", type=int, default=1000)
     parser.add_argument("--games", type=int, default=20)
     parser.add_argument("--plies", type=int, default=40)
+    parser.add_argument("--cluster", action="store_true", help="tabula up --cluster: 2 gateways")
     asyncio.run(main(parser.parse_args()))

@@ -191,29 +191,29 @@ def encode_game(game_id: str, tokens: list[str], moves: Moves) -> Game:
     ]
 
 
-def scrape(port: int, name: str) -> list[tuple[dict[str, str], float]]:
-    """A metric's samples on a replica's /metrics page: (labels, value)."""
-    with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10) as reply:
+def scrape(url: str, name: str) -> list[tuple[dict[str, str], float]]:
+    """A metric's samples on a process's /metrics page at `url`: (labels, value)."""
+    with urllib.request.urlopen(url, timeout=10) as reply:
         text = reply.read().decode()
     return [(sample.labels, sample.value) for family in text_string_to_metric_families(text)
             for sample in family.samples if sample.name == name]  # fmt: skip
 
 
-def conflicts(port: int) -> int:
+def conflicts(url: str) -> int:
     """The replica's appends refused for a version another had taken, since it started."""
-    return int(sum(value for _, value in scrape(port, "tabula_append_conflicts_total")))
+    return int(sum(value for _, value in scrape(url, "tabula_append_conflicts_total")))
 
 
-async def settled(ports: list[int]) -> None:
-    """Until the replicas on `ports` serve equal shares of the games' partitions and none still
-    serves one it offered (services.rules.partitions): settled, each game's actions reach one
-    replica during a window."""
+async def settled(urls: list[str]) -> None:
+    """Until the replicas whose metrics are at `urls` serve equal shares of the games'
+    partitions and none still serves one it offered (services.rules.partitions): settled, each
+    game's actions reach one replica during a window."""
     async with asyncio.timeout(30):
         while True:
             held, offered = [], 0.0
-            for port in ports:
+            for url in urls:
                 states = {labels["state"]: value
-                          for labels, value in scrape(port, "tabula_rules_partitions")}  # fmt: skip
+                          for labels, value in scrape(url, "tabula_rules_partitions")}  # fmt: skip
                 held.append(states.get("held", 0.0))
                 offered += states.get("offered", 0.0)
             if not offered and sum(held) == subjects.ACT_PARTITIONS and max(held) - min(held) <= 1:
@@ -420,7 +420,7 @@ async def bench(
                 else:
                     await wait_replicas(nu, 2)
                     procs = {"rules A": first.pid, "rules B": second.pid, **servers}
-                scraped = ports[: 2 if second else 1]
+                scraped = [f"http://127.0.0.1:{p}/metrics" for p in ports[: 2 if second else 1]]
                 await settled(scraped)
                 await pool.fill(int(1.5 * best * (warmup + seconds + 1) / mean_plies + games))
                 before = sum(map(conflicts, scraped))
