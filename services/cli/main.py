@@ -2,8 +2,8 @@
 
 The commands live by concern: stack_commands (keys, access, up, demo), records (games, log,
 replay, verify, audit, export, import), fair (the `fair` group), projections (the read model's
-`rebuild`), analysis (perft, legal, rulesets, schema); common holds what they share (the
-consoles, the settings, reading the store).
+`rebuild`, and `ratings`), analysis (perft, legal, rulesets, schema); common holds what they
+share (the consoles, the settings, reading the store).
 
 Each command's module is imported only when that command runs or shows its help (`tabula
 --help`, listing them all, imports them all): the rulesets, NATS and Redis take most of a
@@ -37,6 +37,7 @@ COMMANDS = {
     "schema": ("services.cli.analysis", "schema"),
     "fair": ("services.cli.fair", "fair"),
     "projections": ("services.cli.projections", "projections"),
+    "ratings": ("services.cli.projections", "ratings"),
 }
 
 

@@ -5,6 +5,7 @@ from nats.aio.client import Client as NATS
 
 from contracts import subjects
 from services.projector.projections import Notice, Projector
+from services.projector.ratings import RATINGS_S, RatingsPass
 from services.runtime.archived import ArchiveReader
 from services.runtime.config import ConfigError, Settings
 from services.runtime.eventstore import EventStore
@@ -20,6 +21,7 @@ async def build(nc: NATS, redis: "aioredis.Redis", settings: Settings) -> Servic
     await projector.connection()  # fail fast on a wrong URL or password
     app = ServiceApp(nc, subjects.PROJECTOR_SERVICE, "Projects the logs into the read model")
     wire(app, projector, settings.project_s)
+    wire_ratings(app, RatingsPass(projector.store, settings.database_url))
     app.on_close.append(archive.close)
     return app
 
@@ -34,6 +36,13 @@ def wire(app: ServiceApp, projector: Projector, project_s: float) -> None:
     app.follow(subjects.all_game_events(), Notice, projector.noticed)
     app.every(project_s, projector.sweep)
     app.on_close.append(projector.close)
+
+
+def wire_ratings(app: ServiceApp, ratings: RatingsPass, ratings_s: float = RATINGS_S) -> None:
+    """The ratings pass (at start, then every `ratings_s`): the games ended more than SETTLE_S
+    ago, past its position, applied in order on a connection of its own."""
+    app.every(ratings_s, ratings.run)
+    app.on_close.append(ratings.close)
 
 
 if __name__ == "__main__":

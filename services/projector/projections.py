@@ -33,6 +33,7 @@ import structlog
 from contracts.envelope import StoredEvent
 from contracts.events import Event, GameEnded, GameSealed
 from domain.core import VariantError
+from domain.ratings.games import Finished, game_speed
 from services.runtime import metrics
 from services.runtime.codec import LogError, created, decode_event
 from services.runtime.database import connected
@@ -64,6 +65,9 @@ class GameRow(msgspec.Struct, frozen=True, kw_only=True):
     sealed: bool = False
     version: int
     head: str
+    # services/runtime/sql/0004_ratings.sql: whether it counts for ratings, its clock's class.
+    rated: bool = False
+    speed: str | None = None
 
 
 COLUMNS: Final = GameRow.__struct_fields__
@@ -101,7 +105,8 @@ def _apply(row: GameRow | None, s: StoredEvent) -> GameRow:
         players = tuple(game.players) + ("",) * (game.seats - len(game.players))
         return GameRow(game_id=s.game_id, ruleset=game.ruleset, variant=game.variant,
                        seats=game.seats, players=players, created_at=at, updated_at=at,
-                       version=s.version, head=s.hash)  # fmt: skip
+                       version=s.version, head=s.hash, rated=game.rated,
+                       speed=game_speed(game))  # fmt: skip
     moved = msgspec.structs.replace(row, updated_at=at, version=s.version, head=s.hash)
     if s.type == "GameEnded":
         ended = _decoded(s, row.ruleset)
@@ -383,12 +388,19 @@ async def rebuild(store: EventStore, redis: "aioredis.Redis",
     """Both tables made again from every log, in ONE transaction: readers see the old rows
     until the commit, then the new ones, never a table half-made. An EXCLUSIVE lock (reads go
     on) holds a running projector's writes back until then; its guard then sees rows it did not
-    read, and it reads them again. (games projected, ids of logs that do not decode)"""
+    read, and it reads them again. The ratings are made again too, from the finished rated
+    games among the logs, in the same transaction (services/projector/ratings.py). (games
+    projected, ids of logs that do not decode)"""
+    # Imported here: the ratings pass builds on this module's fold.
+    from services.projector.ratings import finished, rewrite
+
     ids = await game_ids(redis, conn)
     broken: list[str] = []
+    rated: list[Finished] = []
     rows = players = 0
     async with conn.transaction(), conn.cursor() as cur:
-        await cur.execute("LOCK TABLE games, player_games IN EXCLUSIVE MODE")
+        await cur.execute("LOCK TABLE games, player_games, ratings, rating_changes, "
+                          "ratings_position IN EXCLUSIVE MODE")  # fmt: skip
         await cur.execute("DELETE FROM player_games")
         await cur.execute("DELETE FROM games")
         batch: list[GameRow] = []
@@ -404,7 +416,8 @@ async def rebuild(store: EventStore, redis: "aioredis.Redis",
 
         for done, game_id in enumerate(ids, 1):
             try:
-                row, error = project(None, await store.read_all(game_id))
+                stored = await store.read_all(game_id)
+                row, error = project(None, stored)
             except LogError as exc:  # an entry the store's writers cannot have written
                 row, error = None, exc
             if error is not None:
@@ -412,10 +425,14 @@ async def rebuild(store: EventStore, redis: "aioredis.Redis",
             if row is not None:
                 batch.append(row)
                 rows += 1
+                if (game := finished(row, stored)) is not None:
+                    rated.append(game)
             if len(batch) >= WRITE_BATCH:
                 await flush()
             progress(done, len(ids))
         if batch:
             await flush()
-    log.info("projections rebuilt", games=rows, player_games=players, broken=len(broken))
+        rating_games = await rewrite(cur, rated)
+    log.info("projections rebuilt", games=rows, player_games=players, broken=len(broken),
+             rated_games=rating_games)  # fmt: skip
     return rows, broken
