@@ -63,7 +63,7 @@ async def bench(rounds: int, games: int, plies: int, warmup: float, seconds: flo
         order = list(CONFIGS) if n % 2 == 0 else list(CONFIGS)[::-1]
         this = {}
         for config in order:
-            size = int(1.5 * best * (warmup + seconds) / mean_plies) + games if best else games * 8
+            size = int(1.5 * best * (warmup + seconds) / mean_plies) + games if best else games * 20
             started = time.perf_counter()
             run = await measure(config, recorded, size, games, warmup, seconds)
             best = max(best, run.rate)
