@@ -45,6 +45,13 @@ class SealedBox(msgspec.Struct, frozen=True, kw_only=True):
     box: str  # base64
 
 
+class Clock(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """A chess clock asked for: at most 3 hours and 3 minutes a move; not both zero."""
+
+    base_ms: Annotated[int, msgspec.Meta(ge=0, le=10_800_000)]
+    increment_ms: Annotated[int, msgspec.Meta(ge=0, le=180_000)] = 0
+
+
 class CreateGame(Request, frozen=True, kw_only=True):
     # Idempotency key; when game_id is omitted it is derived from it, so a retry is harmless.
     command_id: CommandId
@@ -60,6 +67,8 @@ class CreateGame(Request, frozen=True, kw_only=True):
     reveal_deadline_ms: Annotated[int, msgspec.Meta(ge=0, le=86_400_000)] | None = None
     # A time per move (live minutes or correspondence days; at most 30 days); 0: none
     move_deadline_ms: Annotated[int, msgspec.Meta(ge=0, le=30 * 86_400_000)] = 0
+    clock: Clock | None = None  # real-time clocks
+    rated: bool = False  # counts for the players' ratings
 
 
 class Act(Request, frozen=True, kw_only=True):
@@ -69,6 +78,9 @@ class Act(Request, frozen=True, kw_only=True):
     command_id: CommandId
     action: Action  # the ruleset's action notation
     expected_version: Version | None = None
+    # The network lag the client measured for this command (ms): in a game with clocks, up to
+    # this much of the time charged is given back, within the seat's quota (docs/clocks.md).
+    lag_ms: Annotated[int, msgspec.Meta(ge=0, le=60_000)] = 0
 
 
 class ReadEvents(Request, frozen=True, kw_only=True):
@@ -226,6 +238,18 @@ class View(Reply, tag="view", frozen=True, kw_only=True):
     move_deadline_ms: int = 0
     result: str = ""
     reason: str = ""
+    clock: "ClockView | None" = None
+
+
+class ClockView(msgspec.Struct, frozen=True, kw_only=True):
+    """A game's clocks at `now_ms` (the service's time): each seat's time left, and the seats
+    whose clock runs (a page counts those down from here)."""
+
+    base_ms: int
+    increment_ms: int
+    now_ms: int
+    remaining_ms: list[int]
+    running: list[int]
 
 
 class Forgotten(Reply, tag="forgotten", frozen=True, kw_only=True):

@@ -32,6 +32,7 @@ class ErrorCode(StrEnum):
     RATE_LIMITED = "request/rate-limited"  # too many requests: wait (Retry-After)
     UNKNOWN_HOST = "request/unknown-host"  # a Host header the gateway does not answer to
     UNKNOWN_CHALLENGE = "challenge/unknown"  # no such open challenge (taken, withdrawn)
+    UNKNOWN_PLAYER = "player/unknown"  # no account of that name, nor a player of that id
     IN_PLAY = "game/in-play"  # asked of a finished game only (a complete export)
     UNAVAILABLE = "service/unavailable"  # a service or the store is away: retry, same command id
     # Forget refused: the archive does not hold the game, or its copy is not the hot keys'.

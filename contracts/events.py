@@ -19,6 +19,14 @@ class Event(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", omit_de
     """Base of every stored event (platform and ruleset)."""
 
 
+class TimeControl(msgspec.Struct, frozen=True, kw_only=True):
+    """A chess clock per seat: `base_ms`, plus `increment_ms` after each of its turns (Fischer;
+    domain.core.clock)."""
+
+    base_ms: int
+    increment_ms: int = 0
+
+
 class GameCreated(Event, tag="GameCreated", frozen=True, kw_only=True):
     ruleset: str
     game_id: str = ""  # "" in logs written before it was recorded: the envelope's id then
@@ -44,6 +52,10 @@ class GameCreated(Event, tag="GameCreated", frozen=True, kw_only=True):
     # The X25519 key the creator sent (CreateGame.reply_key): a retried create must name it to
     # be answered. "" in logs written before it was recorded.
     creator_key: str = ""
+    # Real-time clocks (None: none; the time per move above may still apply).
+    clock: TimeControl | None = None
+    # Whether the game counts for the players' ratings (chosen when it is made).
+    rated: bool = False
 
 
 class Resigned(Event, tag="Resigned", frozen=True, kw_only=True):
@@ -166,6 +178,27 @@ class SetupsDiscarded(Event, tag="SetupsDiscarded", frozen=True, kw_only=True):
     reason: str
 
 
+class ClockCharged(Event, tag="ClockCharged", frozen=True, kw_only=True):
+    """The clocks after a command in a game with clocks (domain.core.clock), recorded last
+    among its events: the seat charged (-1: none), the service's time of the command, the lag
+    its client reported, the time charged and the compensation, and every seat's time left."""
+
+    seat: int
+    at_ms: int
+    lag_ms: int = 0
+    charged_ms: int = 0
+    compensation_ms: int = 0
+    remaining_ms: list[int] = []
+
+
+class ClockFlagged(Event, tag="ClockFlagged", frozen=True, kw_only=True):
+    """Seats whose clock ran out (past their grace) at `at_ms`; the game's end follows."""
+
+    seats: list[int]
+    at_ms: int
+    remaining_ms: list[int] = []
+
+
 class SeedRevealed(Event, tag="SeedRevealed", frozen=True, kw_only=True):
     """The server seed, once the game has ended (section 1.6)."""
 
@@ -194,5 +227,7 @@ PLATFORM_EVENTS: tuple[type[Event], ...] = (
     DrawAccepted,
     GameEnded,
     GameSealed,
+    ClockCharged,
+    ClockFlagged,
     *FAIR_PLAY_EVENTS,
 )

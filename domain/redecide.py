@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from contracts.events import CardDealt, DeckShuffled, Event, RandomDrawn
+from contracts.events import CardDealt, ClockCharged, DeckShuffled, Event, RandomDrawn
 from domain.core.ruleset import DrawRequest, DrawResult, NeedDraws, Rejection
 from domain.core.table import NONCED, Table, decide
 
@@ -55,16 +55,19 @@ def _recorded_draw(request: DrawRequest, recorded: Sequence[Event]) -> DrawResul
 
 
 def redecide(
-    table: Table, seat: int, action: str, idle_ms: int, recorded: Sequence[Event]
+    table: Table, seat: int, action: str, idle_ms: int, recorded: Sequence[Event], now_ms: int = 0
 ) -> Mismatch | None:
     """None if `decide(table, seat, action)` yields exactly `recorded`, else where it does not.
 
-    `idle_ms` is how long the table had waited, from the recorded times (only a timeout claim
-    looks at it). Draws come from `recorded`, round after round, as the service supplied them.
+    `idle_ms` is how long the table had waited and `now_ms` when the command was decided, from
+    the recorded times (a timeout claim and the clocks look at them); the lag its client
+    reported is the one recorded with the clocks. Draws come from `recorded`, round after
+    round, as the service supplied them.
     """
     draws: list[DrawResult] = []
+    lag_ms = next((e.lag_ms for e in recorded if isinstance(e, ClockCharged)), 0)
     try:
-        decision = decide(table, seat, action, idle_ms=idle_ms)
+        decision = decide(table, seat, action, idle_ms=idle_ms, now_ms=now_ms, lag_ms=lag_ms)
         for _round in range(MAX_ROUNDS):
             if not isinstance(decision, NeedDraws):
                 break
@@ -76,7 +79,7 @@ def redecide(
                     return Mismatch(0, f"{action!r} by seat {seat} draws {what}, "
                                        "which the command does not record")  # fmt: skip
                 draws.append(found)
-            decision = decide(table, seat, action, draws, idle_ms)
+            decision = decide(table, seat, action, draws, idle_ms, now_ms, lag_ms)
     except ValueError as exc:  # the table refuses the recorded draws (order, nonces)
         return Mismatch(0, f"{action!r} by seat {seat}: {exc}")
     if isinstance(decision, NeedDraws):

@@ -8,16 +8,16 @@ from __future__ import annotations
 import msgspec
 
 from contracts.envelope import StoredEvent
-from contracts.events import Event, GameCreated
+from contracts.events import ClockCharged, Event, GameCreated
 from domain.audit.report import Discrepancy
 from domain.audit.state import AuditState
-from domain.core.table import evolve, open_table
+from domain.core.table import evolve, open_table, start_clocks
 from domain.redecide import parse_command, redecide
 from domain.registry import event_decoder, find_ruleset
 
 # What the platform appends without a player's command: the creation, then the seed reveal and
 # the seal once the game has ended. Everything else must come from a recorded action.
-_CREATION = frozenset({"GameCreated", "SeedCommitted"})
+_CREATION = frozenset({"GameCreated", "SeedCommitted", "ClockCharged"})
 _FINISH = frozenset({"SeedRevealed", "GameSealed"})
 
 
@@ -53,7 +53,8 @@ class Replay(AuditState):
         self.decoded = {g.version: e for g, e in zip(group, events, strict=True)}
         if group[-1].type == "GameSealed":  # the store seals a decided end in the same append
             events.pop()
-        mismatch = redecide(self.table, *parsed, first.time_ms - stored[i - 1].time_ms, events)
+        idle_ms = first.time_ms - stored[i - 1].time_ms
+        mismatch = redecide(self.table, *parsed, idle_ms, events, first.time_ms)
         if mismatch is not None:
             raise Discrepancy(mismatch.message, group[min(mismatch.offset, len(group) - 1)])
         self.redecided += 1
@@ -76,6 +77,11 @@ class Replay(AuditState):
             raise Discrepancy(f"the body does not decode as a {name} event: {exc}") from None
 
     def _fold(self, event: Event) -> None:
+        stored = self.stored[self.index]
+        # The creation's clocks: a game made in play starts them when it is made.
+        if (isinstance(event, ClockCharged) and not stored.action and self.table is not None
+                and start_clocks(self.table, stored.time_ms) != (event,)):  # fmt: skip
+            raise Discrepancy("the clocks do not start at the game's creation as recorded")
         try:
             if self.table is None:
                 assert self.ruleset is not None

@@ -123,7 +123,7 @@ class Chess3D:
     """3-D Chess (Lynn R. Johnson, 1967) per the 3-D Chess ruling v1.0."""
 
     name = "chess3d"
-    capabilities = frozenset({Capability.PERFT})
+    capabilities = frozenset({Capability.PERFT, Capability.CAN_WIN})
     variants = VARIANTS
     events: tuple[type[Event], ...] = EVENTS
 
@@ -230,6 +230,12 @@ class Chess3D:
         if (changed := agreement.changes(state.agreement, event)) is not None:
             return state._replace(**changed)
         return state  # GameCreated, GameSealed and unknown events leave the state unchanged
+
+    def can_win(self, state: State, seat: int) -> bool:
+        """A lone King can never give mate; any other force might (docs/rules/chess3d.md,
+        "Loss on time": the arbiter's reading of FIDE 6.9 here, C3-7.3 being for both sides)."""
+        color = COLORS[seat]
+        return any(p & color and p & 7 != KING for p in state.pos.board)
 
     # Projections --------------------------------------------------------------------------
 

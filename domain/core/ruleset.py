@@ -110,6 +110,7 @@ class Capability(StrEnum):
     RANDOM_SETUP = "random-setup"
     CARDS = "cards"
     BOT_POLICY = "bot-policy"
+    CAN_WIN = "can-win"  # a loss on time is a draw against a side that could not have won
 
 
 S = TypeVar("S")
@@ -227,6 +228,14 @@ class BotPolicy(Protocol[S_contra]):
         ...
 
 
+@runtime_checkable
+class CanWin(Protocol[S_contra]):
+    def can_win(self, state: S_contra, seat: int) -> bool:
+        """Whether `seat`'s side could still win by some series of legal moves: when the other
+        side runs out of time and it could not, the game is drawn (FIDE 6.9's rule)."""
+        ...
+
+
 _PROTOCOLS: dict[Capability, type] = {
     Capability.PERFT: Perft,
     Capability.FORFEIT: Forfeit,
@@ -234,6 +243,7 @@ _PROTOCOLS: dict[Capability, type] = {
     Capability.RANDOM_SETUP: RandomSetup,
     Capability.CARDS: Cards,
     Capability.BOT_POLICY: BotPolicy,
+    Capability.CAN_WIN: CanWin,
 }
 
 
@@ -276,6 +286,10 @@ def cards_of(ruleset: "Ruleset[S, A]") -> "Cards[S] | None":
 
 def bot_policy_of(ruleset: "Ruleset[S, A]") -> "BotPolicy[S] | None":
     return cast("BotPolicy[S]", ruleset) if Capability.BOT_POLICY in ruleset.capabilities else None
+
+
+def can_win_of(ruleset: "Ruleset[S, A]") -> "CanWin[S] | None":
+    return cast("CanWin[S]", ruleset) if Capability.CAN_WIN in ruleset.capabilities else None
 
 
 def with_state(evolve: Callable[[S, Event], S], state: S, decision: Decision) -> Decision:

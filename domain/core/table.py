@@ -16,7 +16,11 @@ game. Around it the table runs, as pure data (docs/fair-play.md):
 Platform actions are plain text, like a ruleset's: `seed-commit <sha256>`,
 `seed-reveal <client seed>`, `setup-commit <sha256>`, `setup-reveal <nonce> <setup>`, and
 `claim-timeout` (a waiting seat, once the seats owing a step are past the game's deadline, or
-in play the seats to act past its time per move, `GameCreated.move_deadline_ms`).
+in play the seats to act past its time per move, `GameCreated.move_deadline_ms`), and `flag`
+(anyone, the service's timer first: a clock has run out).
+- clocks (`GameCreated.clock`, domain.core.clock): each command in play records the clocks
+  after it (ClockCharged, last of its events); a command that finds a seat's time run out
+  ends the game on time instead (ClockFlagged), whatever it asked.
 A ruleset whose games have seeds or a hidden setup declares the `Forfeit` capability (and
 `HiddenSetup` for a hidden setup): `open_table` refuses a game it could not end.
 """
@@ -33,6 +37,8 @@ from contracts.events import (
     CardDealt,
     ClientSeedCommitted,
     ClientSeedRevealed,
+    ClockCharged,
+    ClockFlagged,
     DeckShuffled,
     Event,
     GameCreated,
@@ -46,7 +52,8 @@ from contracts.events import (
     TimedOut,
 )
 from domain import fairplay
-from domain.core.outcome import Outcome, Sides, ended, lose
+from domain.core import clock
+from domain.core.outcome import Outcome, Sides, draw, ended, lose
 from domain.core.ruleset import (
     Decided,
     Decision,
@@ -56,6 +63,7 @@ from domain.core.ruleset import (
     NeedDraws,
     Rejection,
     Ruleset,
+    can_win_of,
     forfeit_of,
     hidden_setup_of,
 )
@@ -63,9 +71,10 @@ from domain.core.ruleset import (
 NONCED = frozenset({"die", "uniform", "shuffle"})
 _HEX64 = re.compile(r"^[0-9a-f]{64}$")
 MOVE_DEADLINE = "move-deadline"  # the clause of a refused move-time claim (docs/gateway.md)
+CLOCK = "clock"  # the clause of a refused flag (docs/clocks.md)
 # Events the table keeps for itself; every other event is the ruleset's to evolve.
 _TABLE_ONLY = (SeedCommitted, ClientSeedCommitted, ClientSeedRevealed, SetupCommitted,
-               SeedRevealed, TimedOut)  # fmt: skip
+               SeedRevealed, TimedOut, ClockCharged, ClockFlagged)  # fmt: skip
 # Every event the table looks at itself; any other goes straight to the ruleset (the hot path).
 _TABLE_EVENTS = (*_TABLE_ONLY, RandomDrawn, DeckShuffled, SetupRevealed, SetupsDiscarded,
                  GameSealed)  # fmt: skip
@@ -121,6 +130,7 @@ class Table(NamedTuple):
     fair: Fair | None = None
     screen: Screen | None = None
     sealed: bool = False
+    clocks: clock.Clocks | None = None  # a game with clocks (GameCreated.clock)
 
     def _with(self, **changes: Any) -> "Table":
         return self._replace(**changes)
@@ -134,7 +144,8 @@ def open_table(ruleset: Ruleset[Any, Any], game_id: str, created: GameCreated) -
     screen = None
     if created.hidden_setup:
         screen = Screen(("",) * created.seats, (False,) * created.seats)
-    return Table(ruleset, game_id, created, ruleset.start(created), screen=screen)
+    clocks = clock.start(created.clock, created.seats) if created.clock else None
+    return Table(ruleset, game_id, created, ruleset.start(created), screen=screen, clocks=clocks)
 
 
 def fold(ruleset: Ruleset[Any, Any], game_id: str, events: Iterable[Event]) -> Table:
@@ -157,7 +168,7 @@ def evolve(table: Table, event: Event) -> Table:
     if not isinstance(event, _TABLE_EVENTS):
         return Table(table.ruleset, table.game_id, table.created,
                      table.ruleset.evolve(table.game, event), table.fair, table.screen,
-                     table.sealed)  # fmt: skip  # the hot path: one ruleset event
+                     table.sealed, table.clocks)  # fmt: skip  # the hot path: one ruleset event
     fair, screen = table.fair, table.screen
     if isinstance(event, SeedCommitted):
         seats = table.created.seats
@@ -175,6 +186,18 @@ def evolve(table: Table, event: Event) -> Table:
         return table._with(fair=replace(fair, server_seed=event.server_seed))
     if isinstance(event, TimedOut):
         return table  # the forfeit that follows ends the game
+    if isinstance(event, ClockCharged):
+        assert table.clocks is not None
+        assert table.created.clock is not None
+        paid = clock.Charge(event.seat, event.charged_ms, event.compensation_ms)
+        running = to_act(table) if phase(table) == "play" else frozenset()
+        return table._with(clocks=clock.after(table.clocks, table.created.clock, paid,
+                                              event.at_ms, running))  # fmt: skip
+    if isinstance(event, ClockFlagged):
+        assert table.clocks is not None
+        assert table.created.clock is not None
+        return table._with(clocks=clock.after(table.clocks, table.created.clock, clock.NOBODY,
+                                              event.at_ms, frozenset()))  # fmt: skip
     if isinstance(event, SetupsDiscarded):  # every seat commits and reveals again
         assert screen is not None
         seats = table.created.seats
@@ -254,15 +277,85 @@ def _refuse(code: ErrorCode, reason: str, clause: str = "") -> Rejection:
 
 
 def decide(
-    table: Table, seat: int, text: str, draws: Sequence[DrawResult] = (), idle_ms: int = 0
+    table: Table,
+    seat: int,
+    text: str,
+    draws: Sequence[DrawResult] = (),
+    idle_ms: int = 0,
+    now_ms: int = 0,
+    lag_ms: int = 0,
 ) -> Decision:
-    """Decide a seat's action (text) at this table; see the module docstring. `idle_ms` is how
-    long the table has waited since its last event, as the caller measured it (time comes in as
-    data: the domain reads no clock); only `claim-timeout` looks at it."""
+    """Decide a seat's action (text) at this table; see the module docstring. Time comes in as
+    data (the domain reads no clock), as the caller measured it: `idle_ms`, how long the table
+    has waited since its last event, for `claim-timeout`; `now_ms`, the command's time, and
+    `lag_ms`, the lag its client reported, for the clocks (domain.core.clock)."""
     if outcome(table) is not None:
         return _refuse(ErrorCode.GAME_ENDED, "the game has ended")
     if not 0 <= seat < table.created.seats:  # the seed and setup tuples are indexed by seat
         return _refuse(ErrorCode.UNKNOWN_SEAT, f"seat {seat} is not at this table")
+    clocks = table.clocks
+    if clocks is None:
+        return _decide(table, seat, text, draws, idle_ms)
+    if flagged := clocks.flagged(now_ms):  # whatever was asked: time ran out first
+        return _flag(table, clocks, flagged, now_ms)
+    if text.strip() == "flag":
+        return _refuse(ErrorCode.ILLEGAL_ACTION, "no clock has run out", CLOCK)
+    decision = _decide(table, seat, text, draws, idle_ms)
+    if isinstance(decision, Rejection | NeedDraws):
+        return decision
+    return _clocked(table, clocks, decision, seat, now_ms, lag_ms)
+
+
+def start_clocks(table: Table, now_ms: int) -> tuple[Event, ...]:
+    """The event that starts the clocks of a game made in play (no seeds nor hidden setup to
+    come first): its creation's, recorded with it. Nothing for any other game."""
+    if table.clocks is None or phase(table) != "play":
+        return ()
+    started = _clocked(table, table.clocks, (), -1, now_ms, 0)
+    return tuple(started)
+
+
+def _clocked(table: Table, clocks: clock.Clocks, decision: Sequence[Event], seat: int,
+             now_ms: int, lag_ms: int) -> tuple[Event, ...]:  # fmt: skip
+    """`decision` with the clocks after it (ClockCharged, last), in play or as play begins."""
+    was_playing = phase(table) == "play"
+    after = decision.state if isinstance(decision, Decided) else _fold(table, decision)
+    if not was_playing and phase(after) != "play":
+        return tuple(decision)  # no clock runs before play
+    paid = clock.charge(clocks, seat, now_ms, lag_ms) if was_playing else clock.NOBODY
+    running = to_act(after) if phase(after) == "play" else frozenset()
+    assert table.created.clock is not None
+    clocks_after = clock.after(clocks, table.created.clock, paid, now_ms, running)
+    charged = ClockCharged(seat=paid.seat, at_ms=now_ms,
+                           lag_ms=lag_ms if paid.seat >= 0 else 0, charged_ms=paid.charged_ms,
+                           compensation_ms=paid.compensation_ms,
+                           remaining_ms=list(clocks_after.remaining))  # fmt: skip
+    events = (*decision, charged)
+    return Decided(events, evolve(after, charged)) if isinstance(decision, Decided) else events
+
+
+def _fold(table: Table, events: Iterable[Event]) -> Table:
+    for event in events:
+        table = evolve(table, event)
+    return table
+
+
+def _flag(table: Table, clocks: clock.Clocks, seats: tuple[int, ...], now_ms: int) -> Decision:
+    """The flagged seats lose on time, unless no other side could have won: a draw then, where
+    the ruleset says so (3-D Chess: a lone King)."""
+    flagged = ClockFlagged(seats=list(seats), at_ms=now_ms, remaining_ms=clocks.lefts(now_ms))
+    sides = Sides.of(table.created)
+    losers = {s for seat in seats for s in sides.side(seat)}
+    others = [s for s in range(table.created.seats) if s not in losers]
+    can_win = can_win_of(table.ruleset)
+    if can_win is not None and not any(can_win.can_win(table.game, s) for s in others):
+        return (flagged, ended(draw("time_vs_insufficient_material", sides)))
+    return (flagged, ended(lose(seats, "time", sides)))
+
+
+def _decide(
+    table: Table, seat: int, text: str, draws: Sequence[DrawResult], idle_ms: int
+) -> Decision:
     verb, _, rest = text.strip().partition(" ")
     if verb in ("seed-commit", "seed-reveal"):
         return _seed_action(table, seat, verb, rest.strip())
@@ -309,7 +402,8 @@ def _at_table(table: Table, events: tuple[Event, ...], fair: Fair | None = None
     ):
         return tuple(events)
     return Decided(events, Table(table.ruleset, table.game_id, table.created, events.state,
-                                 fair or table.fair, table.screen, table.sealed))  # fmt: skip
+                                 fair or table.fair, table.screen, table.sealed,
+                                 table.clocks))  # fmt: skip
 
 
 def _number(table: Table, need: NeedDraws, given: Sequence[DrawResult]) -> NeedDraws:

@@ -18,6 +18,7 @@ from contracts import subjects
 from contracts.commands import (
     Act,
     Assignment,
+    Clock,
     Created,
     CreateGame,
     Enqueue,
@@ -123,12 +124,16 @@ class Client(Requester):
         command_id: str | None = None,
         reveal_deadline_ms: int | None = None,
         move_deadline_ms: int = 0,
+        clock: Clock | None = None,
+        rated: bool = False,
     ) -> NewGame:
         """Create a game; its seat tokens come sealed to a key made for this request."""
         private, public = new_reply_key()
         req = CreateGame(
             reveal_deadline_ms=reveal_deadline_ms,
             move_deadline_ms=move_deadline_ms,
+            clock=clock,
+            rated=rated,
             command_id=command_id or new_id(),
             reply_key=public,
             ruleset=ruleset,
@@ -155,7 +160,10 @@ class Client(Requester):
         *,
         expected_version: int | None = None,
         command_id: str | None = None,
+        lag_ms: int = 0,
     ) -> Receipt:
+        """`lag_ms`: the network lag the caller measured, in a game with clocks (the service
+        gives back up to that much of the time charged, within the seat's quota)."""
         req = Act(
             game_id=game_id,
             seat=seat,
@@ -163,6 +171,7 @@ class Client(Requester):
             command_id=command_id or new_id(),
             action=action,
             expected_version=expected_version,
+            lag_ms=lag_ms,
         )
         return self.keep(await self.request(subjects.rules_act(game_id), req, Receipt))
 

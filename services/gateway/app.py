@@ -30,6 +30,7 @@ from litestar.static_files import create_static_files_router
 from markdown_it import MarkdownIt
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
+from contracts.commands import Clock
 from contracts.errors import ErrorCode
 from domain.core import VariantError
 from services.client.client import TabulaError
@@ -46,6 +47,8 @@ from services.gateway.people import (
     refuse,
 )
 from services.gateway.play import HouseBots, Play
+from services.gateway.players import ROUTES as PLAYERS_ROUTES
+from services.gateway.players import Players
 from services.gateway.queue import Queue, shown
 from services.runtime import keys
 from services.runtime.metrics import WEBSOCKETS
@@ -59,6 +62,7 @@ STATUS: Final[dict[ErrorCode, int]] = {
     ErrorCode.UNKNOWN_GAME: 404,
     ErrorCode.UNKNOWN_CHALLENGE: 404,
     ErrorCode.UNKNOWN_RULESET: 404,
+    ErrorCode.UNKNOWN_PLAYER: 404,
     ErrorCode.GAME_EXISTS: 409,
     ErrorCode.GAME_ENDED: 409,
     ErrorCode.NOT_STARTED: 409,
@@ -109,6 +113,8 @@ class OpenChallenge(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fi
     seat: int = 0
     # A time per move, live (minutes) or correspondence (days): at most 30 days; 0: none
     move_deadline_ms: Annotated[int, msgspec.Meta(ge=0, le=30 * 86_400_000)] = 0
+    clock: Clock | None = None  # real-time clocks: base and increment (docs/clocks.md)
+    rated: bool = False  # counts for the players' ratings (accounts only)
 
 
 class JoinQueue(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -124,6 +130,8 @@ class ActRequest(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_field
     action: str
     command_id: str
     expected_version: int | None = None
+    # The network lag the page measured (ms): in a game with clocks, given back within a quota
+    lag_ms: Annotated[int, msgspec.Meta(ge=0, le=60_000)] = 0
 
 
 def gateway_of(connection: ASGIConnection[Any, Any, Any, Any]) -> Gateway:
@@ -297,6 +305,7 @@ async def lobby(request: Request[Any, Any, Any]) -> dict[str, Any]:
         "games": msgspec.to_builtins(await gateway.lobby.recent_games()),
         "mine": msgspec.to_builtins(await gateway.lobby.recent_games(player)) if player else [],
         "queue": shown(await gateway.queue.show(player) if player else None),
+        "live": await Players(gateway.lobby, gateway.accounts).lobby_live(),
     }
 
 
@@ -327,7 +336,8 @@ async def open_challenge(request: Request[Any, Any, Any]) -> Any:
     player = await signed_in(request)
     req = decode(await request.body(), OpenChallenge)
     opened = await gateway_of(request).lobby.open(player, req.ruleset, req.variant, req.position,
-                                                  req.seat, req.move_deadline_ms)  # fmt: skip
+                                                  req.seat, req.move_deadline_ms, req.clock,
+                                                  req.rated)  # fmt: skip
     return msgspec.to_builtins(opened)
 
 
@@ -390,7 +400,7 @@ async def act(request: Request[Any, Any, Any], game_id: FromPath[str]) -> Any:
     await gateway.rates.check("actions", "act", player.id, gateway.limits.actions_per_10s, 10)
     req = decode(await request.body(), ActRequest)
     receipt = await gateway.play.act(player, game_id, req.action, req.command_id,
-                                     req.expected_version)  # fmt: skip
+                                     req.expected_version, req.lag_ms)  # fmt: skip
     return msgspec.to_builtins(receipt)
 
 
@@ -612,6 +622,7 @@ def build_app(gateway: Gateway) -> Litestar:
             show_challenge,
             accept,
             withdraw,
+            *PLAYERS_ROUTES,
             game,
             act,
             events,

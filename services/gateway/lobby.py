@@ -13,6 +13,7 @@ import contextlib
 import secrets
 import time
 from collections import OrderedDict
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any, cast
 
@@ -21,6 +22,7 @@ import psycopg
 import redis.asyncio as aioredis
 import structlog
 
+from contracts.commands import Clock
 from contracts.errors import ErrorCode
 from domain.core.variant import describe
 from domain.registry import RULESETS, find_ruleset
@@ -52,6 +54,8 @@ class Challenge(msgspec.Struct, frozen=True, kw_only=True):
     variant: str  # canonical
     position: str = ""
     move_deadline_ms: int = 0  # time per move (0: none); a waiting seat claims past it
+    clock: Clock | None = None  # real-time clocks (docs/clocks.md)
+    rated: bool = False  # for the players' ratings: accounts only
     seats: int
     by: str  # the challenger's player id
     created_ms: int
@@ -124,6 +128,12 @@ class ReadModel:
     async def games(self, player: str | None) -> list[tuple[Any, ...]]:
         """The newest games, or the player's newest first: a row per game (and seat)."""
         query, args = (_MINE, (player, LISTED)) if player else (_NEWEST, (LISTED,))
+        return await self.rows(query, args)
+
+    async def rows(
+        self, query: str, args: Sequence[Any] | Mapping[str, Any]
+    ) -> list[tuple[Any, ...]]:
+        """A parameterised query's rows (the lobby's, and services/gateway/players.py's)."""
         async with self.lock:
             self.conn = await connected(self.conn, self.url, autocommit=True, connect_timeout=5)
             cur = await self.conn.execute(query, args)
@@ -177,13 +187,19 @@ class Lobby:
         self.tables: OrderedDict[str, Table] = OrderedDict()
 
     async def open(self, player: Player, ruleset: str, variant: str, position: str, seat: int,
-                   move_deadline_ms: int = 0) -> Opened:  # fmt: skip
+                   move_deadline_ms: int = 0, clock: Clock | None = None,
+                   rated: bool = False) -> Opened:  # fmt: skip
         created = find_ruleset(ruleset).create(variant, position)  # VariantError: typed
+        if rated:
+            _rated_needs_an_account(player)
+        if clock is not None and not clock.base_ms and not clock.increment_ms:
+            raise refuse(ErrorCode.MALFORMED, "a clock of no time at all: give base_ms or "
+                         "increment_ms")  # fmt: skip
         if not 0 <= seat < created.seats:
             raise refuse(ErrorCode.UNKNOWN_SEAT, f"{ruleset} seats 0 to {created.seats - 1}")
         challenge = Challenge(id=secrets.token_hex(8), ruleset=ruleset, variant=created.variant,
                               position=position, seats=created.seats, by=player.id,
-                              move_deadline_ms=move_deadline_ms,
+                              move_deadline_ms=move_deadline_ms, clock=clock, rated=rated,
                               created_ms=int(time.time() * 1000))  # fmt: skip
         seated = Seated(seat, player.id, player.name)
         ttl = self.challenge_ttl_s
@@ -273,6 +289,8 @@ class Lobby:
         spec = opened.challenge
         mine = any(s.player == player.id for s in opened.seated)
         if not mine:
+            if spec.rated:
+                _rated_needs_an_account(player)
             free = sorted(set(range(spec.seats)) - {s.seat for s in opened.seated})
             if not free:
                 raise refuse(ErrorCode.CONFLICT, "every seat of this challenge is taken")
@@ -307,6 +325,8 @@ class Lobby:
                 position=spec.position,
                 command_id=f"challenge-{spec.id}",
                 move_deadline_ms=spec.move_deadline_ms,
+                clock=spec.clock,
+                rated=spec.rated,
             )
         except BaseException:
             await self.redis.hdel(key, "game")  # the next accept (or a retry) starts it again
@@ -477,6 +497,10 @@ class Lobby:
                                                 key=lambda s: s.seat))
                 for g in ids]  # fmt: skip
 
+    async def names(self, game_ids: list[str]) -> dict[tuple[str, int], Seated]:
+        """Who the gateway seated in each of these games (players.py names players by them)."""
+        return await self._names(game_ids)
+
     async def _names(self, game_ids: list[str]) -> dict[tuple[str, int], Seated]:
         """Who the gateway seated in each of these games: (game, seat) -> the seated player."""
         out: dict[tuple[str, int], Seated] = {}
@@ -507,6 +531,12 @@ class Lobby:
     async def _newest(self, key: str) -> list[str]:
         """The members of a sorted set scored by time, newest first."""
         return [text(m) for m in await self.redis.zrevrange(key, 0, LISTED - 1)]
+
+
+def _rated_needs_an_account(player: Player) -> None:
+    if not player.account:
+        raise refuse(ErrorCode.FORBIDDEN, "guests play casual games only: register (keeping "
+                     "your games) to play rated ones")  # fmt: skip
 
 
 def _bytes(value: Any) -> bytes:

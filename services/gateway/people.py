@@ -182,6 +182,17 @@ class Accounts:
         return bool(await self.redis.exists(keys.account_key(name.casefold()),
                                             keys.account_likeness_key(likeness(name))))  # fmt: skip
 
+    async def find(self, name: str) -> Player | None:
+        """The account named `name` (any case, in NFKC), None when none is: how a profile's
+        name becomes a player id. Guests' names are neither unique nor kept, so none is found."""
+        name = unicodedata.normalize("NFKC", name).strip()
+        if not NAME.match(name):
+            return None
+        found = await self.redis.hmget(keys.account_key(name.casefold()), ["player", "name"])
+        if found[0] is None or found[1] is None:  # none, or one being made this moment
+            return None
+        return Player(text(found[0]), text(found[1]), True)
+
     async def register(self, name: str, password: str, guest: Player | None) -> Player:
         """A new account (a guest registering keeps its player id, and so its games)."""
         if len(password) not in PASSWORD_CHARS:

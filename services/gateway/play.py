@@ -182,7 +182,7 @@ class Play:
         return await self.lobby.table(game_id)
 
     async def act(self, player: Player, game_id: str, action: str, command_id: str,
-                  expected_version: int | None = None) -> Receipt:  # fmt: skip
+                  expected_version: int | None = None, lag_ms: int = 0) -> Receipt:  # fmt: skip
         if not COMMAND_ID.match(command_id):
             raise refuse(ErrorCode.MALFORMED, "a command id is 1-100 of A-Z a-z 0-9 _ -")
         seated = await self.seat(player, game_id)
@@ -191,7 +191,7 @@ class Play:
         seat, token = seated
         return await self.client.act(game_id, seat, token, action,
                                      command_id=f"{player.id}:{command_id}",
-                                     expected_version=expected_version)  # fmt: skip
+                                     expected_version=expected_version, lag_ms=lag_ms)  # fmt: skip
 
     async def view(self, player: Player | None, game_id: str, at: int | None = None) -> View:
         """The game as the player's seat sees it (a spectator's view if it has none); with

@@ -15,7 +15,7 @@ from nats.aio.subscription import Subscription
 from contracts import subjects
 from contracts.commands import Act, CreateGame, ForgetGames, GetKeys, GetView, ReadEvents
 from contracts.envelope import StoredEvent
-from services.rules.handlers import Rules
+from services.rules.handlers import FLAG_S, Rules
 from services.rules.partitions import PERIOD_S, Partitions
 from services.rules.tokens import shared_secret
 from services.runtime.archived import ArchiveReader
@@ -41,6 +41,7 @@ async def build(nc: NATS, redis: "aioredis.Redis", settings: Settings) -> Servic
     app.endpoint("forget", subjects.RULES_FORGET, ForgetGames, rules.forget, q)
     app.follow(subjects.all_game_events(), StoredEvent, rules.games.on_committed)
     app.every(settings.sweep_s, rules.sweep)
+    app.every(FLAG_S, rules.flag_due)  # the clocks' timer: a flag within this of its time
 
     served: dict[int, Subscription] = {}  # partition -> its subscription
 

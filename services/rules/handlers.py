@@ -25,6 +25,7 @@ from nats.errors import Error as NATSError
 from contracts import subjects
 from contracts.commands import (
     Act,
+    ClockView,
     Created,
     CreateGame,
     Error,
@@ -44,7 +45,7 @@ from contracts.commands import (
 )
 from contracts.envelope import SealedEvent, StoredEvent
 from contracts.errors import ErrorCode
-from contracts.events import Event, GameSealed, SeedCommitted, SeedRevealed
+from contracts.events import Event, GameSealed, SeedCommitted, SeedRevealed, TimeControl
 from domain import fairplay
 from domain.core import Decided, Decision, DrawResult, NeedDraws, Rejection, VariantError
 from domain.core import table as tables
@@ -65,12 +66,13 @@ from services.runtime.eventstore import (
     parse_entry,
     read_raw,
 )
-from services.runtime.keys import meta_key
+from services.runtime.keys import CLOCKS_DUE, meta_key
 from services.runtime.sealing import seal, seal_bytes, seal_to
 from services.runtime.signing import ReceiptSigner
 
 log = structlog.get_logger()
 MAX_ATTEMPTS = 8  # decide/append rounds before a hot game reports a conflict to the client
+FLAG_S = 0.25  # how often each replica looks for a clock run out (Rules.flag_due)
 # A read's page ends before its reply would pass this (well under the bus's MAX_PAYLOAD); the
 # reader asks for the next page from the last version it got.
 READ_REPLY_BYTES = 512 * 1024
@@ -107,10 +109,21 @@ def _outcome(reply: Reply) -> str:
     return reply.code if isinstance(reply, Error) else metrics.OK
 
 
-def _decide(game: "Game", req: Act, draws: list[DrawResult], idle_ms: int) -> Decision:
+def _decide(game: "Game", req: Act, draws: list[DrawResult], idle_ms: int, now_ms: int
+            ) -> Decision:  # fmt: skip
     """tables.decide, timed."""
     with metrics.DECIDE_SECONDS.labels(game.table.ruleset.name).time():
-        return tables.decide(game.table, req.seat, req.action, draws, idle_ms)
+        return tables.decide(game.table, req.seat, req.action, draws, idle_ms, now_ms,
+                             req.lag_ms)  # fmt: skip
+
+
+def _clock_view(table: tables.Table) -> ClockView | None:
+    clocks, tc = table.clocks, table.created.clock
+    if clocks is None or tc is None:
+        return None
+    now_ms = int(time.time() * 1000)
+    return ClockView(base_ms=tc.base_ms, increment_ms=tc.increment_ms, now_ms=now_ms,
+                     remaining_ms=clocks.lefts(now_ms), running=clocks.running)  # fmt: skip
 
 
 class Rules:
@@ -160,6 +173,14 @@ class Rules:
             created = msgspec.structs.replace(created, reveal_deadline_ms=req.reveal_deadline_ms)
         if req.move_deadline_ms:
             created = msgspec.structs.replace(created, move_deadline_ms=req.move_deadline_ms)
+        if req.clock is not None:
+            if not req.clock.base_ms and not req.clock.increment_ms:
+                return error(ErrorCode.MALFORMED, "a clock of no time at all: give base_ms or "
+                             "increment_ms")  # fmt: skip
+            clock = TimeControl(base_ms=req.clock.base_ms, increment_ms=req.clock.increment_ms)
+            created = msgspec.structs.replace(created, clock=clock)
+        if req.rated:
+            created = msgspec.structs.replace(created, rated=True)
         # A game that left Valkey for the archive is found there (a retry of its create gets
         # its receipt below); while in Valkey, the append script finds it itself.
         done, archived = await self.store.prior(game_id, req.command_id)
@@ -173,15 +194,19 @@ class Rules:
                 return error(ErrorCode.NO_DRAW, str(exc))
             events.append(SeedCommitted(commitment=commitment))
         table = tables.open_table(ruleset, game_id, created)
+        now_ms = int(time.time() * 1000)
         for event in events[1:]:
             table = tables.evolve(table, event)
-        now_ms = int(time.time() * 1000)
+        for event in tables.start_clocks(table, now_ms):  # a game made in play: they run
+            events.append(event)
+            table = tables.evolve(table, event)
         genesis = fairplay.genesis_hash(game_id)
         try:
             if done is not None and done.first_version == 1:
                 result: Appended | Conflict = done
             else:
                 await self.store.register_game(game_id, now_ms)  # indexed before it exists
+                await self.index_clock(game_id, table, exact=False)
                 result = await self.store.append(
                     game_id, 0, genesis, req.command_id,
                     [NewEvent(_tag(e), encode(e)) for e in events], time_ms=now_ms,
@@ -206,6 +231,7 @@ class Rules:
             game = Game(table, tokens, result.version, result.hash, result.events[-1].time_ms)
             self.games.remember(game_id, game)
             try:
+                await self.index_clock(game_id, table, exact=True)
                 await self.publish(game, result, events)
             except (*UNKNOWN_OUTCOME, NATSError) as exc:  # the game exists: answer its creator
                 log.warning("after the append", error=repr(exc))
@@ -251,11 +277,11 @@ class Rules:
             now_ms = int(time.time() * 1000)
             if decision is None:
                 idle_ms = now_ms - game.last_ms
-                decision = _decide(game, req, [], idle_ms)
+                decision = _decide(game, req, [], idle_ms, now_ms)
                 draws: list[DrawResult] = []
                 while isinstance(decision, NeedDraws):  # every round gets every draw so far
                     draws += await self.randomness.draw(req.game_id, game.table, decision.requests)
-                    decision = _decide(game, req, draws, idle_ms)
+                    decision = _decide(game, req, draws, idle_ms, now_ms)
             if isinstance(decision, Rejection):
                 # Before refusing, make sure the refusal is not an artefact of a stale cache or
                 # of a retry of a command that was already applied.
@@ -278,6 +304,7 @@ class Rules:
                     table = tables.evolve(table, event)
             seal_now = tables.seal_due(table)
             try:
+                await self.index_clock(req.game_id, table, exact=False)
                 result = await self.store.append(
                     req.game_id, game.version, game.hash, req.command_id,
                     [NewEvent(_tag(e), _store_encoder.encode(e)) for e in events],
@@ -302,6 +329,7 @@ class Rules:
             game.table, game.version, game.hash = table, result.version, result.hash
             game.last_ms = result.events[-1].time_ms
             try:
+                await self.index_clock(req.game_id, table, exact=True)
                 await self.publish(game, result, events)
                 await self.finish_if_due(req.game_id, game)
             except (*UNKNOWN_OUTCOME, NATSError) as exc:
@@ -342,6 +370,58 @@ class Rules:
                 await self.store.redis.hsetnx(meta_key(game_id), "sealed", "1")
             elif game.table.fair is not None:
                 log.info("end not yet sealed", game_id=game_id)
+
+    async def index_clock(self, game_id: str, table: tables.Table, exact: bool) -> None:
+        """Keep the game's entry in the clocks' index (keys.CLOCKS_DUE), for `flag_due`. Before
+        an append, `exact` False, it only ever moves earlier, so an append whose replica dies
+        before the exact entry leaves it early, never late: the timer then finds the game early,
+        sees no flag yet and puts the exact time in."""
+        if table.clocks is None:
+            return
+        due = table.clocks.due_ms() if tables.outcome(table) is None else None
+        if due is not None:
+            await self.store.redis.zadd(CLOCKS_DUE, {game_id: due}, lt=not exact)
+        elif exact:
+            await self.store.redis.zrem(CLOCKS_DUE, game_id)
+
+    async def flag_due(self) -> None:
+        """The service's timer: end on time every game whose clock has run out, with nobody
+        claiming. Every replica looks (a flag's command id is fixed per game and version, so
+        replicas racing here append it once)."""
+        now_ms = int(time.time() * 1000)
+        due = await self.store.redis.zrangebyscore(CLOCKS_DUE, "-inf", now_ms, start=0, num=100)
+        for raw in due:
+            game_id = raw.decode()
+            with structlog.contextvars.bound_contextvars(game_id=game_id):
+                game = await self.games.get(game_id)
+                if game is None:  # gone (archived): nothing runs
+                    await self.store.redis.zrem(CLOCKS_DUE, game_id)
+                    continue
+                async with game.lock:
+                    await self.games.catch_up(game_id, game)
+                    clocks = game.table.clocks
+                    flagged = clocks.flagged(int(time.time() * 1000)) if clocks else ()
+                    if not flagged or tables.outcome(game.table) is not None:
+                        await self.index_clock(game_id, game.table, exact=True)
+                        continue
+                    # Recorded as the claim of a seat kept waiting (the flagged one's if none).
+                    seat = min(set(range(game.table.created.seats)) - set(flagged),
+                               default=flagged[0])  # fmt: skip
+                    flag = Act(
+                        game_id=game_id,
+                        seat=seat,
+                        token=game.tokens[seat],
+                        command_id=self.flag_id(game_id, game.version),
+                        action="flag",
+                    )
+                    reply = await self._act_locked(flag, game)
+                log.info("flagged", seats=list(flagged), reply=type(reply).__name__)
+
+    def flag_id(self, game_id: str, version: int) -> str:
+        """The command id of the timer's flag at a game's version: the same on every replica
+        (so racing replicas append it once), unguessable like the finish's."""
+        return "flag:" + hmac.new(self.secret, f"flag:{game_id}:{version}".encode(),
+                                  hashlib.sha256).hexdigest()[:32]  # fmt: skip
 
     def finish_id(self, game_id: str) -> str:
         """The command id of a game's finish: the same on every replica (so racing replicas
@@ -525,7 +605,7 @@ class Rules:
             result=outcome.result if outcome else "", reason=outcome.reason if outcome else "",
             legal_nonce=nonce, legal_box=box, board=board, board_nonce=board_nonce,
             board_box=board_box, last_event_ms=last_ms,
-            move_deadline_ms=table.created.move_deadline_ms,
+            move_deadline_ms=table.created.move_deadline_ms, clock=_clock_view(table),
         )  # fmt: skip
 
     def project(self, game: Game, stored: StoredEvent, event: Event

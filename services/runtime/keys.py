@@ -173,6 +173,9 @@ def drawn_key(game_id: str) -> str:
 # The rules replicas' leases on the partitions of the games' actions (services.rules.partitions).
 RULES_KEYS: Final = f"{PREFIX}:rules:*"
 RULES_REPLICAS: Final = f"{PREFIX}:rules:replicas"  # sorted set: replica id by last seen (ms)
+# Sorted set: games with a running clock, by when one may flag at the earliest (ms); never
+# later than the truth, so the replicas' timer finds every flag (services.rules.handlers).
+CLOCKS_DUE: Final = f"{PREFIX}:rules:clocks"
 
 
 def act_lease_key(partition: int) -> str:

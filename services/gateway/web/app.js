@@ -41,7 +41,7 @@ function unknownOutcome(e) {
   return !(e instanceof ApiError) || e.status === 503;
 }
 
-async function api(path, { method = "GET", body } = {}) {
+export async function api(path, { method = "GET", body } = {}) {
   const options = { method, headers: {}, credentials: "same-origin" };
   if (body !== undefined) {
     options.headers["Content-Type"] = "application/json";
@@ -67,8 +67,10 @@ async function api(path, { method = "GET", body } = {}) {
 async function act(gameId, action, command_id) {
   for (let attempt = 0; ; attempt++) {
     try {
-      const receipt = await api(`/api/games/${gameId}/actions`, { method: "POST",
-                                                                   body: { action, command_id } });
+      const sent = performance.now();
+      const body = { action, command_id, lag_ms: Math.round(lag.ms) };
+      const receipt = await api(`/api/games/${gameId}/actions`, { method: "POST", body });
+      lag.seen(performance.now() - sent);
       keepReceipt(gameId, receipt);
       return receipt;
     } catch (e) {
@@ -77,6 +79,17 @@ async function act(gameId, action, command_id) {
     }
   }
 }
+
+/** The network lag this page reports with each action, for the clocks' lag compensation
+ * (docs/clocks.md): half the round trip of its actions, smoothed; the service gives back at
+ * most this much, within a quota of its own. */
+const lag = {
+  ms: 0,
+  seen(roundTrip) {
+    const one = Math.min(roundTrip / 2, 1000);
+    this.ms = this.ms ? 0.8 * this.ms + 0.2 * one : one;
+  },
+};
 
 function keepReceipt(gameId, receipt) {
   const key = `tabula:receipts:${gameId}`;
@@ -87,7 +100,7 @@ function keepReceipt(gameId, receipt) {
 
 // -- small DOM helpers -----------------------------------------------------------------------
 
-function h(tag, attrs = {}, ...children) {
+export function h(tag, attrs = {}, ...children) {
   const el = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs)) {
     if (k.startsWith("on")) el.addEventListener(k.slice(2), v);
@@ -97,12 +110,12 @@ function h(tag, attrs = {}, ...children) {
   return el;
 }
 
-function show(...children) {
+export function show(...children) {
   main.replaceChildren(...children);
   main.focus();
 }
 
-function errorBox(error, ruleset) {
+export function errorBox(error, ruleset) {
   if (!error) return h("p", { class: "error", role: "alert", hidden: true });
   const clause = error.clause
     ? h("a", { href: `/rules/${ruleset}#${error.clause.split("/")[0]}`, target: "_blank" },
@@ -122,6 +135,11 @@ async function route() {
   if (game) return gamePage(game[1]);
   const audited = /^#\/audit\/([a-z0-9-]+)(?:\/(\d+))?$/.exec(hash);
   if (audited) return auditPage(audited[1], audited[2] ? Number(audited[2]) : null);
+  // Public pages (issue 23, web/people.js): a player's profile, a ruleset's leaderboard.
+  const profile = /^#\/players\/([^/]+)$/.exec(hash);
+  if (profile) return (await import("./people.js")).profilePage(decodeURIComponent(profile[1]));
+  const board = /^#\/leaderboard\/([a-z0-9-]+)$/.exec(hash);
+  if (board) return (await import("./people.js")).leaderboardPage(board[1]);
   if (!me.player || (hash === "#/account" && !me.player.account)) return signIn();
   return lobby();
 }
@@ -170,11 +188,12 @@ function signIn() {
 
 async function lobby() {
   const rulesets = await api("/api/rulesets");
+  const people = await import("./people.js"); // the games in play, the players' links
   const listed = h("div", { class: "lobby-lists" });
   const error = h("div");
   const queued = h("div", { role: "status" });
   const form = challengeForm(rulesets, error, () => refresh());
-  show(h("h1", {}, "Lobby"), form, error, queued, listed);
+  show(h("h1", {}, "Lobby"), form, error, queued, people.leaderboardLinks(rulesets), listed);
   const waiting = new Set(); // challenges I sit in: once full they leave the list, as games
   async function refresh() {
     const data = await api("/api/lobby");
@@ -203,7 +222,8 @@ async function lobby() {
       if (c.seated.some((s) => s.player === me.player.id)) waiting.add(c.challenge.id);
     }
     listed.replaceChildren(challengeTable(data.challenges, error, refresh),
-                           gameList("Your games", data.mine), gameList("Recent games", data.games));
+                           people.liveList(data.live ?? []), gameList("Your games", data.mine),
+                           gameList("Recent games", data.games));
   }
   await refresh();
   const timer = setInterval(refresh, 2000); // a challenge taken meanwhile shows up
@@ -211,6 +231,11 @@ async function lobby() {
 }
 
 function challengeForm(rulesets, error, done) {
+  const custom = h("span", { hidden: true },
+                   field("Minutes", h("input", { name: "base", type: "number", min: 0, max: 180,
+                                                 value: 5, step: "any" })), " ",
+                   field("Increment (s)", h("input", { name: "increment", type: "number",
+                                                       min: 0, max: 180, value: 3 })));
   const seat = h("select", { name: "seat" });
   const variants = h("select", { name: "named", onchange: seats });
   const ruleset = h("select", { name: "ruleset", onchange: fill },
@@ -239,7 +264,12 @@ function challengeForm(rulesets, error, done) {
     const variant = [data.get("named"), extra].filter(Boolean).join("+");
     const body = { ruleset: data.get("ruleset"), variant, seat: Number(data.get("seat")),
                    position: String(data.get("position") ?? "").trim(),
-                   move_deadline_ms: Number(data.get("deadline")) };
+                   move_deadline_ms: Number(data.get("deadline")),
+                   rated: data.get("rated") === "on" };
+    const clock = data.get("clock") === "custom"
+      ? [Number(data.get("base")) * MINUTE, Number(data.get("increment")) * 1000]
+      : JSON.parse(String(data.get("clock") || "null"));
+    if (clock) body.clock = { base_ms: clock[0], increment_ms: clock[1] };
     try {
       if (e.submitter?.value === "queue") {
         await api("/api/queue", { method: "POST", body: { ruleset: body.ruleset, variant } });
@@ -265,6 +295,10 @@ function challengeForm(rulesets, error, done) {
     " ", field("Sit at", seat), " ",
     field("Time per move", h("select", { name: "deadline" },
       DEADLINES.map(([label, ms]) => h("option", { value: ms }, label)))),
+    " ", field("Clock", h("select", { name: "clock", onchange: (e) => {
+      custom.hidden = e.target.value !== "custom";
+    } }, CLOCKS.map(([label, value]) => h("option", { value }, label)))),
+    custom, " ", h("label", {}, h("input", { type: "checkbox", name: "rated" }), " Rated"),
     " ", h("details", {}, h("summary", {}, "Start from a position"),
       h("label", {}, "Position to start from (in its notation; empty: the usual one) ",
         h("textarea", { name: "position", rows: 3, cols: 60, spellcheck: false }))),
@@ -287,6 +321,20 @@ const MINUTE = 60_000;
 const DAY = 24 * 60 * MINUTE;
 const DEADLINES = [["none", 0], ["1 minute", MINUTE], ["5 minutes", 5 * MINUTE],
                    ["1 day", DAY], ["3 days", 3 * DAY]];
+
+// Clock presets (minutes + increment in seconds, as Lichess names them), and a custom one.
+const CLOCKS = [["none", ""], ["1+0 bullet", "[60000,0]"], ["1+1 bullet", "[60000,1000]"],
+                ["3+2 blitz", "[180000,2000]"], ["5+3 blitz", "[300000,3000]"],
+                ["10+5 rapid", "[600000,5000]"], ["15+10 rapid", "[900000,10000]"],
+                ["30+20 classical", "[1800000,20000]"], ["custom", "custom"]];
+
+/** A clock's time: m:ss, and tenths under 10 s; 0 once run out. */
+function clockTime(ms) {
+  const left = Math.max(0, ms);
+  if (left < 10_000) return `0:0${(Math.floor(left / 100) / 10).toFixed(1)}`;
+  const s = Math.floor(left / 1000);
+  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
+}
 
 function duration(ms) {
   const s = Math.max(0, Math.ceil(ms / 1000));
@@ -327,13 +375,16 @@ function challengeTable(challenges, error, refresh) {
 function gameList(title, games) {
   const line = (g) => {
     const what = g.ruleset ? `${g.ruleset}${g.variant ? ` (${g.variant})` : ""}` : g.game_id;
-    const others = g.seated.filter((s) => s.seat !== g.seat).map((s) => s.name || "anonymous");
-    const who = others.length ? `${g.seat === null ? "" : "against "}${others.join(", ")}` : "";
+    // Each player linked to their profile (#/players/<id>: a guest's name is nobody's key).
+    const others = g.seated.filter((s) => s.seat !== g.seat).flatMap((s, i) => [i ? ", " : "",
+      s.player ? h("a", { href: `#/players/${encodeURIComponent(s.player)}` }, s.name || s.player)
+               : s.name || "anonymous"]);
+    const who = others.length ? [g.seat === null ? "" : "against ", ...others] : "";
     const result = g.result ? `${g.result}${g.reason ? ` by ${g.reason}` : ""}`
                             : (g.ruleset ? "in play" : "");
     const when = g.created_ms ? new Date(g.created_ms).toLocaleString() : "";
     return h("li", {}, h("a", { href: `#/games/${g.game_id}`, title: g.game_id }, what),
-             ...[who, result, when].filter(Boolean).map((t) => ` · ${t}`));
+             ...[who, result, when].filter(Boolean).flatMap((t) => [" · ", t].flat()));
   };
   return h("section", {}, h("h2", {}, title),
            games.length ? h("ul", {}, games.map(line)) : h("p", {}, "none"));
@@ -381,6 +432,7 @@ async function gamePage(gameId) {
     }
     page.table = data;
     page.view = data.view;
+    page.viewAt = performance.now(); // the clocks count down from here (no clock skew)
     if (data.view.phase !== "setup") setupArea.replaceChildren(); // the screen is done with
     if (!boards) {
       boards = await import(`./boards/${data.view.ruleset}.js`).catch(() => ({}));
@@ -667,7 +719,7 @@ async function gamePage(gameId) {
     const clock = deadlineClock(view, you);
     side.replaceChildren(...[
       h("h1", {}, `${view.ruleset}${view.variant ? ` (${view.variant})` : ""}`),
-      h("ul", { class: "players" }, players), result, waiting, clock,
+      clocks(view, you), h("ul", { class: "players" }, players), result, waiting, clock,
       errorBox(page.error, view.ruleset),
       view.legal.length && !replay ? actions : null,
       replay ? null : h("div", { class: "commands" }, commands),
@@ -677,6 +729,35 @@ async function gamePage(gameId) {
         h("a", { href: `#/audit/${gameId}` }, "Audit"), " · ",
         h("a", { href: "#/" }, "Lobby"))].filter(Boolean));
     if (refocus) typed.focus();
+  }
+
+  /** The chess clocks (view.clock): each seat's time, the running ones counting down from
+   * when the view came; a low-time warning under a tenth of the base or 10 s. The service
+   * keeps the time and flags a clock run out by itself; this only shows it. */
+  function clocks(view, you) {
+    const c = view.clock;
+    if (!c) return null;
+    const names = new Map(page.table.seated.map((s) => [s.seat, s.name]));
+    const rows = c.remaining_ms.map((_, seat) =>
+      h("li", { class: "clock-seat", "data-seat": seat },
+        h("span", { class: "who" }, `${names.get(seat) ?? `seat ${seat}`}${seat === you ? " (you)" : ""}`),
+        " ", h("span", { class: "time", role: "timer" })));
+    const list = h("ul", { class: "clocks", "aria-label": "clocks" }, rows);
+    const low = Math.max(10_000, c.base_ms / 10);
+    const tick = () => {
+      const ran = view.result ? 0 : performance.now() - page.viewAt;
+      rows.forEach((row, seat) => {
+        const running = c.running.includes(seat) && !view.result;
+        const left = c.remaining_ms[seat] - (running ? ran : 0);
+        row.querySelector(".time").textContent = clockTime(left);
+        row.classList.toggle("running", running);
+        row.classList.toggle("low", left < low);
+      });
+    };
+    tick();
+    clearInterval(page.clocks);
+    if (c.running.length && !view.result) page.clocks = setInterval(tick, 100);
+    return list;
   }
 
   /** The time per move: a countdown for the seats to act, and once it has run out, the
@@ -756,6 +837,7 @@ async function gamePage(gameId) {
     connection.changed = () => {};
     page.closed = true;
     clearInterval(page.clock);
+    clearInterval(page.clocks);
     socket?.close();
   };
 }
