@@ -81,6 +81,9 @@ class Act(Request, frozen=True, kw_only=True):
     # The network lag the client measured for this command (ms): in a game with clocks, up to
     # this much of the time charged is given back, within the seat's quota (docs/clocks.md).
     lag_ms: Annotated[int, msgspec.Meta(ge=0, le=60_000)] = 0
+    # Refuse the action (action/loses-the-game, nothing applied) if it would end the game at
+    # once lost by the seat that makes it, resigning aside: a person's page asks first.
+    careful: bool = False
 
 
 class ReadEvents(Request, frozen=True, kw_only=True):
@@ -238,6 +241,7 @@ class View(Reply, tag="view", frozen=True, kw_only=True):
     move_deadline_ms: int = 0
     result: str = ""
     reason: str = ""
+    winners: list[int] = []  # the seats that won (the game's GameEnded)
     clock: "ClockView | None" = None
 
 

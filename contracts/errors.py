@@ -18,6 +18,10 @@ class ErrorCode(StrEnum):
     NOT_YOUR_TURN = "action/not-your-turn"
     MALFORMED_ACTION = "action/malformed"
     ILLEGAL_ACTION = "action/illegal"
+    # Asked with `careful`: the action would end the game at once, lost by the one who makes
+    # it (a Yavoch HEP CAT that leaves its Command ship without energy). Nothing is applied;
+    # the page asks its player, then sends it again without `careful`.
+    LOSES = "action/loses-the-game"
     CONFLICT = "append/conflict"  # expected version is stale
     # The store did not answer: the command may or may not be applied. Retry it with the same
     # command id: it is applied once, and the retry returns its receipt.

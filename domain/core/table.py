@@ -42,6 +42,7 @@ from contracts.events import (
     DeckShuffled,
     Event,
     GameCreated,
+    GameEnded,
     GameSealed,
     RandomDrawn,
     SeedCommitted,
@@ -313,6 +314,17 @@ def start_clocks(table: Table, now_ms: int) -> tuple[Event, ...]:
         return ()
     started = _clocked(table, table.clocks, (), -1, now_ms, 0)
     return tuple(started)
+
+
+def loses_at_once(seat: int, text: str, events: Sequence[Event]) -> GameEnded | None:
+    """The end a decided action brings at once against the seat making it (its side loses),
+    as a person would not mean to: not a resignation, nor a clock that had run out anyway."""
+    if text.strip() == "resign" or any(isinstance(e, ClockFlagged) for e in events):
+        return None
+    end = next((e for e in events if isinstance(e, GameEnded)), None)
+    if end is None or not end.winners or seat in end.winners:
+        return None
+    return end
 
 
 def _clocked(table: Table, clocks: clock.Clocks, decision: Sequence[Event], seat: int,

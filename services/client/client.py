@@ -161,9 +161,11 @@ class Client(Requester):
         expected_version: int | None = None,
         command_id: str | None = None,
         lag_ms: int = 0,
+        careful: bool = False,
     ) -> Receipt:
         """`lag_ms`: the network lag the caller measured, in a game with clocks (the service
-        gives back up to that much of the time charged, within the seat's quota)."""
+        gives back up to that much of the time charged, within the seat's quota); `careful`:
+        refuse (action/loses-the-game) an action that would lose the seat the game at once."""
         req = Act(
             game_id=game_id,
             seat=seat,
@@ -172,6 +174,7 @@ class Client(Requester):
             action=action,
             expected_version=expected_version,
             lag_ms=lag_ms,
+            careful=careful,
         )
         return self.keep(await self.request(subjects.rules_act(game_id), req, Receipt))
 

@@ -46,7 +46,7 @@ from services.gateway.people import (
     Sessions,
     refuse,
 )
-from services.gateway.play import HouseBots, Play
+from services.gateway.play import HouseBots, Play, words_of
 from services.gateway.players import ROUTES as PLAYERS_ROUTES
 from services.gateway.players import Players
 from services.gateway.queue import Queue, shown
@@ -70,6 +70,7 @@ STATUS: Final[dict[ErrorCode, int]] = {
     ErrorCode.CONFLICT: 409,
     ErrorCode.IN_PLAY: 409,
     ErrorCode.ILLEGAL_ACTION: 422,
+    ErrorCode.LOSES: 409,  # the page asks its player, then sends it again
     ErrorCode.RATE_LIMITED: 429,
     ErrorCode.UNKNOWN_OUTCOME: 503,
     ErrorCode.UNAVAILABLE: 503,
@@ -132,6 +133,7 @@ class ActRequest(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_field
     expected_version: int | None = None
     # The network lag the page measured (ms): in a game with clocks, given back within a quota
     lag_ms: Annotated[int, msgspec.Meta(ge=0, le=60_000)] = 0
+    careful: bool = False  # refuse an action that loses the game at once (the page confirms)
 
 
 def gateway_of(connection: ASGIConnection[Any, Any, Any, Any]) -> Gateway:
@@ -282,6 +284,14 @@ async def session(request: Request[Any, Any, Any]) -> Any:
     return msgspec.to_builtins(await signed_in(request))
 
 
+@get("/api/me")
+async def me(request: Request[Any, Any, Any]) -> dict[str, Any]:
+    """Who this browser is signed in as, or null: the page's first question, answered without
+    an error status (a 401 on every first visit would be logged by the browser as a failure)."""
+    player = await who(request)
+    return {"player": msgspec.to_builtins(player) if player else None}
+
+
 @delete("/api/session", status_code=200)
 async def sign_out(request: Request[Any, Any, Any]) -> Response[Any]:
     await gateway_of(request).sessions.sign_out(request.cookies.get(COOKIE, ""))
@@ -385,11 +395,13 @@ async def game(
     player = await who(request)
     table = await play.table(game_id)
     view = await play.view(player, game_id, at)
+    you = table.seat_of(player.id) if table and player else None
     return {
         "game_id": game_id,
         "seated": msgspec.to_builtins(table.seated) if table else [],
-        "you": table.seat_of(player.id) if table and player else None,
+        "you": you,
         "view": msgspec.to_builtins(view),
+        "words": msgspec.to_builtins(words_of(view, table.seated if table else [], you)),
     }
 
 
@@ -400,7 +412,7 @@ async def act(request: Request[Any, Any, Any], game_id: FromPath[str]) -> Any:
     await gateway.rates.check("actions", "act", player.id, gateway.limits.actions_per_10s, 10)
     req = decode(await request.body(), ActRequest)
     receipt = await gateway.play.act(player, game_id, req.action, req.command_id,
-                                     req.expected_version, req.lag_ms)  # fmt: skip
+                                     req.expected_version, req.lag_ms, req.careful)  # fmt: skip
     return msgspec.to_builtins(receipt)
 
 
@@ -611,6 +623,7 @@ def build_app(gateway: Gateway) -> Litestar:
             sign_in,
             register,
             session,
+            me,
             sign_out,
             list_rulesets,
             lobby,

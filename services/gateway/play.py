@@ -9,19 +9,26 @@ only; anyone else gets the public projection, exactly as a spectator on the bus 
 
 import asyncio
 import contextlib
+import functools
 import re
 import secrets
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Final
 
+import msgspec
 import structlog
 
 from contracts.commands import Receipt, View
 from contracts.envelope import StoredEvent
 from contracts.errors import ErrorCode
+from contracts.events import GameCreated
+from domain.core import VariantError
+from domain.core.words import describe, to_move, you_play
+from domain.registry import find_ruleset
+from domain.words import words_for
 from services.client.bot import play_seat
 from services.client.client import Client
-from services.gateway.lobby import BOT, Lobby, Table
+from services.gateway.lobby import BOT, Lobby, Seated, Table
 from services.gateway.people import Player, refuse, text
 from services.runtime import keys
 from services.runtime.codec import created, export_line
@@ -182,7 +189,8 @@ class Play:
         return await self.lobby.table(game_id)
 
     async def act(self, player: Player, game_id: str, action: str, command_id: str,
-                  expected_version: int | None = None, lag_ms: int = 0) -> Receipt:  # fmt: skip
+                  expected_version: int | None = None, lag_ms: int = 0,
+                  careful: bool = False) -> Receipt:  # fmt: skip
         if not COMMAND_ID.match(command_id):
             raise refuse(ErrorCode.MALFORMED, "a command id is 1-100 of A-Z a-z 0-9 _ -")
         seated = await self.seat(player, game_id)
@@ -191,7 +199,8 @@ class Play:
         seat, token = seated
         return await self.client.act(game_id, seat, token, action,
                                      command_id=f"{player.id}:{command_id}",
-                                     expected_version=expected_version, lag_ms=lag_ms)  # fmt: skip
+                                     expected_version=expected_version, lag_ms=lag_ms,
+                                     careful=careful)  # fmt: skip
 
     async def view(self, player: Player | None, game_id: str, at: int | None = None) -> View:
         """The game as the player's seat sees it (a spectator's view if it has none); with
@@ -234,3 +243,39 @@ class Play:
             raise refuse(ErrorCode.IN_PLAY, "a game with hidden information is exported once "
                          "it has ended")  # fmt: skip
         return b"".join(export_line(s) for s in stored)
+
+
+class Words(msgspec.Struct, frozen=True, kw_only=True):
+    """A game's page in plain words (issue 23; the ruleset's own, domain/words.py): each seat's
+    side, what the viewer plays, and whose move it is or how the game ended, for the viewer."""
+
+    sides: list[str]
+    you_play: str = ""
+    status: str = ""
+
+
+@functools.lru_cache(maxsize=512)
+def _created(ruleset: str, variant: str) -> GameCreated:
+    """The GameCreated of a new game of this variant: its seats and teams, all the words need."""
+    return find_ruleset(ruleset).create(variant)
+
+
+def words_of(view: View, seated: Sequence[Seated], you: int | None) -> Words:
+    words = words_for(view.ruleset)
+    try:
+        created = _created(view.ruleset, view.variant)
+    except (VariantError, ValueError):  # a ruleset or variant this gateway does not know
+        return Words(sides=[])
+    names = [""] * created.seats
+    for s in seated:
+        if 0 <= s.seat < created.seats:
+            names[s.seat] = s.name
+    if view.result:
+        status = describe(words, created, view.result, view.reason, view.winners, you, names)
+    elif view.phase == "play":
+        status = to_move(words, created, view.to_act, you, names)
+    else:
+        status = ""
+    return Words(sides=[words.side(created, seat) for seat in range(created.seats)],
+                 you_play=you_play(words, created, you, names) if you is not None else "",
+                 status=status)  # fmt: skip

@@ -45,11 +45,19 @@ from contracts.commands import (
 )
 from contracts.envelope import SealedEvent, StoredEvent
 from contracts.errors import ErrorCode
-from contracts.events import Event, GameSealed, SeedCommitted, SeedRevealed, TimeControl
+from contracts.events import (
+    Event,
+    GameEnded,
+    GameSealed,
+    SeedCommitted,
+    SeedRevealed,
+    TimeControl,
+)
 from domain import fairplay
 from domain.core import Decided, Decision, DrawResult, NeedDraws, Rejection, VariantError
 from domain.core import table as tables
 from domain.registry import RULESETS, event_decoder, find_ruleset
+from domain.words import words_for
 from services.rules.games import Game, Games
 from services.rules.randomness import RandomnessClient, RandomnessUnavailable
 from services.runtime import metrics
@@ -296,6 +304,8 @@ class Rules:
             assert decision is not None
             assert not isinstance(decision, NeedDraws)
             events = list(decision)
+            if req.careful and (end := tables.loses_at_once(req.seat, req.action, events)):
+                return self._loses(game, req, end)
             if isinstance(decision, Decided):  # the table it leads to, computed by decide
                 table = decision.state
             else:
@@ -338,6 +348,13 @@ class Rules:
                 log.warning("after the append", error=repr(exc))
             return await self.receipt(req.game_id, result)
         return error(ErrorCode.CONFLICT, "the game kept changing; retry")
+
+    def _loses(self, game: Game, req: Act, end: GameEnded) -> Error:
+        """A careful action refused: it would lose its seat the game at once, said in the
+        ruleset's words ("your Command ship ran out of energy")."""
+        created = game.table.created
+        lost = words_for(created.ruleset).reason_for(created, req.seat, end.reason).for_loser()
+        return error(ErrorCode.LOSES, f"{req.action!r} would lose you the game at once: {lost}")
 
     def _check(self, req: Act, game: Game) -> Rejection | None:
         if req.expected_version is not None and req.expected_version != game.version:
@@ -603,6 +620,7 @@ class Rules:
             variant=table.created.variant, seat=req.seat, to_act=sorted(tables.to_act(table)),
             position=rs.position(table.game), legal=actions, phase=tables.phase(table),
             result=outcome.result if outcome else "", reason=outcome.reason if outcome else "",
+            winners=list(outcome.winners) if outcome else [],
             legal_nonce=nonce, legal_box=box, board=board, board_nonce=board_nonce,
             board_box=board_box, last_event_ms=last_ms,
             move_deadline_ms=table.created.move_deadline_ms, clock=_clock_view(table),

@@ -64,11 +64,11 @@ export async function api(path, { method = "GET", body } = {}) {
 
 /** Act with the given command id; a 503 is retried a few times at once, anything else thrown
  * (the caller keeps an action whose outcome is unknown, and sends it again, same id). */
-async function act(gameId, action, command_id) {
+async function act(gameId, action, command_id, careful = false) {
   for (let attempt = 0; ; attempt++) {
     try {
       const sent = performance.now();
-      const body = { action, command_id, lag_ms: Math.round(lag.ms) };
+      const body = { action, command_id, lag_ms: Math.round(lag.ms), careful };
       const receipt = await api(`/api/games/${gameId}/actions`, { method: "POST", body });
       lag.seen(performance.now() - sent);
       keepReceipt(gameId, receipt);
@@ -327,6 +327,22 @@ const CLOCKS = [["none", ""], ["1+0 bullet", "[60000,0]"], ["1+1 bullet", "[6000
                 ["3+2 blitz", "[180000,2000]"], ["5+3 blitz", "[300000,3000]"],
                 ["10+5 rapid", "[600000,5000]"], ["15+10 rapid", "[900000,10000]"],
                 ["30+20 classical", "[1800000,20000]"], ["custom", "custom"]];
+
+/** A short tone when it becomes your move, if the player turned sounds on (off by default:
+ * a page makes no noise unasked). Web Audio: no file to fetch. */
+function chime() {
+  if (localStorage.getItem("tabula:sound") !== "on") return;
+  const audio = new AudioContext();
+  const tone = audio.createOscillator();
+  const gain = audio.createGain();
+  tone.frequency.value = 660;
+  gain.gain.setValueAtTime(0.15, audio.currentTime);
+  gain.gain.exponentialRampToValueAtTime(0.001, audio.currentTime + 0.25);
+  tone.connect(gain).connect(audio.destination);
+  tone.start();
+  tone.stop(audio.currentTime + 0.25);
+  tone.onended = () => audio.close();
+}
 
 /** A clock's time: m:ss, and tenths under 10 s; 0 once run out. */
 function clockTime(ms) {
@@ -629,15 +645,20 @@ async function gamePage(gameId) {
     page.flushing = true;
     try {
       while (page.outbox.length && !page.closed) {
-        const { action, command_id } = page.outbox[0];
+        const { action, command_id, careful = true } = page.outbox[0];
         try {
-          await act(gameId, action, command_id);
+          await act(gameId, action, command_id, careful);
         } catch (e) {
           if (unknownOutcome(e)) {
             setTimeout(flush, 3000); // if the feed does not reopen first
             return;
           }
-          page.error = e;
+          // An action that would lose the game at once: asked first, then sent as meant.
+          if (e.code === "action/loses-the-game" && confirm(`${e.message}.\n\nPlay it anyway?`)) {
+            page.outbox[0].careful = false;
+            continue;
+          }
+          if (e.code !== "action/loses-the-game") page.error = e;
         }
         page.outbox.shift();
       }
@@ -676,18 +697,28 @@ async function gamePage(gameId) {
     boardArea.inert = replay !== null || connection.state === "offline";
     boardArea.classList.toggle("replaying", replay !== null);
     drawReplayBar();
+    // In the ruleset's own words (issue 23): sides by name, whose move, how the game ended.
+    const words = page.table.words ?? { sides: [], you_play: "", status: "" };
     const players = page.table.seated.map((s) =>
       h("li", { class: view.to_act.includes(s.seat) ? "to-act" : "" },
-        `seat ${s.seat}: ${s.name}${s.seat === you ? " (you)" : ""}`));
+        `${words.sides[s.seat] ?? `seat ${s.seat}`}: `,
+        h("a", { href: `#/players/${encodeURIComponent(s.player)}` }, s.name),
+        s.seat === you ? " (you)" : ""));
     const offline = connection.state === "offline";
     const result = view.result
-      ? h("p", { class: "result", role: "status" }, `Result ${view.result} (${view.reason})`)
+      ? h("p", { class: "result", role: "status", title: `${view.result} (${view.reason})` },
+          words.status || `Result ${view.result} (${view.reason})`)
       : h("p", { role: "status" }, connection.state !== "online"
           ? (offline ? "Offline: moves wait until the server answers again."
                      : "Reconnecting…")
           : view.phase === "play"
-            ? (view.to_act.includes(you) ? "Your move." : `Waiting for seat ${view.to_act.join(", ")}.`)
+            ? (words.status || (view.to_act.includes(you) ? "Your move"
+                                                          : `Waiting for seat ${view.to_act.join(", ")}`))
             : `Phase: ${view.phase}`);
+    const yourMove = !view.result && view.phase === "play" && view.to_act.includes(you);
+    document.title = `${yourMove ? "(Your move) " : ""}${view.ruleset} · Tabula`;
+    if (yourMove && !page.yourMove) chime();
+    page.yourMove = yourMove;
     const waiting = page.outbox.length
       ? h("p", { class: "outbox", "aria-live": "polite" },
           `Sending ${page.outbox.map((c) => c.action).join(", ")}: `
@@ -719,7 +750,8 @@ async function gamePage(gameId) {
     const clock = deadlineClock(view, you);
     side.replaceChildren(...[
       h("h1", {}, `${view.ruleset}${view.variant ? ` (${view.variant})` : ""}`),
-      clocks(view, you), h("ul", { class: "players" }, players), result, waiting, clock,
+      words.you_play ? h("p", { class: "you-play" }, words.you_play) : null,
+      result, clocks(view, you), h("ul", { class: "players" }, players), waiting, clock,
       errorBox(page.error, view.ruleset),
       view.legal.length && !replay ? actions : null,
       replay ? null : h("div", { class: "commands" }, commands),
@@ -836,6 +868,7 @@ async function gamePage(gameId) {
   leave = () => {
     connection.changed = () => {};
     page.closed = true;
+    document.title = "Tabula";
     clearInterval(page.clock);
     clearInterval(page.clocks);
     socket?.close();
@@ -933,7 +966,12 @@ function bodyOf(event) {
 function header() {
   const slot = document.getElementById("me");
   const guest = me.player && !me.player.account;
-  slot.replaceChildren(me.player ? h("span", {}, me.player.name,
+  const sound = () => localStorage.getItem("tabula:sound") === "on";
+  const toggle = h("button", { class: "link", "aria-pressed": String(sound()), onclick: () => {
+    localStorage.setItem("tabula:sound", sound() ? "off" : "on");
+    header();
+  } }, `sound ${sound() ? "on" : "off"}`);
+  slot.replaceChildren(toggle, " · ", me.player ? h("span", {}, me.player.name,
     guest ? [" (guest: ", h("a", { href: "#/account" }, "make an account"), ")"] : null, " · ",
     h("button", { class: "link", onclick: async () => {
       await api("/api/session", { method: "DELETE" });
@@ -944,7 +982,7 @@ function header() {
 }
 
 try {
-  me.player = await api("/api/session");
+  me.player = (await api("/api/me")).player;
 } catch {
   me.player = null;
 }
