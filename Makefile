@@ -45,6 +45,8 @@ test-cluster: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python -m tests.bench.run
 	$(BIN)/python -m tests.bench.gateway
+	$(BIN)/python -m tests.bench.cluster
+	$(BIN)/python -m tests.bench.gateway --cluster --sockets 3000
 
 # Issue 21's figures against one embedded stack: Valkey bytes left per finished game once
 # archived, PostgreSQL bytes per archived game, the archive backlog, used_memory over 20,000
