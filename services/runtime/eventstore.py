@@ -12,7 +12,7 @@ import asyncio
 import contextlib
 import math
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Iterable, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any, cast
@@ -22,7 +22,7 @@ import hiredis
 import msgspec
 import redis.asyncio as aioredis
 import redis.exceptions
-from redis.asyncio.cluster import ClusterNode, RedisCluster
+from redis.asyncio.cluster import ClusterNode, PipelineCommand, RedisCluster
 from redis.exceptions import (
     AskError,
     ClusterDownError,
@@ -82,16 +82,47 @@ def connect(url: str, max_connections: int = 64) -> "aioredis.Redis":
     return aioredis.Redis.from_pool(pool)  # owns the pool: aclose() closes its connections
 
 
+class _ClusterConnection(aioredis.Connection):
+    """A cluster node's connection whose write on a connection closed under it fails with the
+    ConnectionError a closed connection gives.
+
+    redis-py's cluster client disconnects a node's connections when a command to it fails (a
+    failover): all of them when it closes the client to read the layout again, and the free
+    ones otherwise, one of which another task may have just taken. That task's write (or its
+    connect's handshake) then finds the connection closed: AttributeError ('NoneType' object
+    has no attribute 'writelines') or, on uvloop, RuntimeError ("... the handler is closed"),
+    which neither redis-py's retries nor the services take for a connection's failure: a
+    command's outcome became "internal" instead of unknown, and its bot stopped."""
+
+    async def send_packed_command(
+        self, command: bytes | str | Iterable[bytes], check_health: bool = True
+    ) -> None:
+        try:
+            await super().send_packed_command(command, check_health)
+        except (AttributeError, RuntimeError) as exc:
+            if isinstance(exc, AttributeError) and exc.obj is not None:
+                raise  # not the closed connection's missing writer
+            raise redis.exceptions.ConnectionError(
+                f"connection closed while writing to {self.host}:{self.port}: {exc}"
+            ) from exc
+
+
 def _cluster(urls: list[str], max_connections: int) -> RedisCluster:
     seeds = [urlsplit(u.strip()) for u in urls]
     first = seeds[0]
-    return RedisCluster(
+    cluster = RedisCluster(
         startup_nodes=[ClusterNode(s.hostname or "127.0.0.1", s.port or 6379) for s in seeds],
         username=unquote(first.username) if first.username else None,
         password=unquote(first.password) if first.password else None,
         max_connections=max_connections,
         require_full_coverage=False,  # a primary failing over leaves the other slots served
     )
+    # RedisCluster takes no connection class: the nodes it finds are made with these kwargs,
+    # the seeds were made already.
+    cluster.nodes_manager.connection_kwargs["connection_class"] = _ClusterConnection
+    for node in cluster.nodes_manager.startup_nodes.values():
+        node.connection_class = _ClusterConnection
+    return cluster
 
 
 async def wait_ready(redis: "aioredis.Redis", timeout: float = 300.0) -> None:
@@ -482,55 +513,82 @@ class EventStore:
         earlier append: append.lua writes again) is acknowledged only when the primary and a
         replica hold it on disk, so a failover keeps it; else its outcome is unknown
         (NotReplicated). One refused because its slot moved is sent again to the slot's new
-        primary, the layout read again first (safe: it did nothing)."""
+        primary, the layout read again first (safe: it did nothing). A primary's round trip that
+        breaks leaves its share's outcome unknown (a ConnectionError; a retry with the same
+        command id is applied once), and the layout is read again for the next batch.
+
+        Each share goes out on its primary's own connection (ClusterNode.execute_pipeline), not
+        through redis-py's cluster pipeline: on a ConnectionError that closes the whole client
+        (every connection of every node, some of them mid-write in other tasks) and sends the
+        batch again with WAIT and WAITAOF on its default node, whose replicas would acknowledge
+        what another primary's never got."""
         results: list[Any] = [None] * len(batch)
         todo = list(range(len(batch)))
         for attempt in range(REDIRECTS + 1):
             sha = await self._ensure_script()
-            pipe = cluster.pipeline(transaction=False)
             primaries: dict[str, ClusterNode] = {}
-            names = []
+            shares: dict[str, list[PipelineCommand]] = {}
             for i in todo:
                 pending = batch[i]
-                # (redis-py blocks pipe.evalsha on a cluster; the command itself goes through)
-                pipe.execute_command(
-                    "EVALSHA", sha, len(pending.keys), *pending.keys, *pending.args
-                )
                 node = cluster.get_node_from_key(pending.keys[0])
                 if node is None:  # nothing sent: retried by the caller with the same command
                     raise redis.exceptions.ConnectionError(
                         f"no primary serves the slot of {pending.keys[0]} (a failover?)"
                     )
                 primaries[node.name] = node
-                names.append(node.name)
-            for node in primaries.values():
+                shares.setdefault(node.name, []).append(PipelineCommand(
+                    i, "EVALSHA", sha, len(pending.keys), *pending.keys, *pending.args
+                ))  # fmt: skip
+            for share in shares.values():
                 # WAIT first: a replica's answer to the first ask tells the fsync of the
                 # iteration before its own (WAITAOF alone then waits for its next ack, a
                 # second later); asked again once it has the writes, it tells them on disk.
-                pipe.execute_command("WAIT", 1, REPLICA_WAIT_MS, target_nodes=node)
-                pipe.execute_command("WAITAOF", 1, 1, REPLICA_WAIT_MS, target_nodes=node)
+                share.append(PipelineCommand(-1, "WAIT", 1, REPLICA_WAIT_MS))
+                share.append(PipelineCommand(-1, "WAITAOF", 1, 1, REPLICA_WAIT_MS))
             async with asyncio.timeout(BATCH_TIMEOUT):
-                replies = await pipe.execute(raise_on_error=False, allow_redirections=False)
-            acks = dict(zip(primaries, replies[len(todo) + 1 :: 2], strict=True))
+                broken = await asyncio.gather(
+                    *(primaries[name].execute_pipeline(share) for name, share in shares.items()),
+                    return_exceptions=True,
+                )
             again = []
-            for i, name, reply in zip(todo, names, replies, strict=False):
-                if isinstance(reply, _MOVED) and attempt < REDIRECTS:
-                    again.append(i)
-                    if isinstance(reply, NoScriptError):  # a primary promoted since, without it
-                        self._sha = None
-                elif isinstance(reply, Exception) or reply[0] not in (b"ok", b"dup"):
-                    results[i] = reply  # an error, or a refusal: nothing was written
-                elif isinstance(acks[name], Exception) or acks[name][1] < 1:
-                    results[i] = NotReplicated(
-                        f"no replica of {name} holds the append on disk "
-                        f"within {REPLICA_WAIT_MS} ms: {acks[name]!r}"
-                    )
-                else:
-                    results[i] = reply
+            relayout = False  # a primary did not answer (failed over?): read the layout again
+            for (name, share), failed in zip(shares.items(), broken, strict=True):
+                if isinstance(failed, BaseException):
+                    # The round trip broke (the primary died, its connection was closed under
+                    # the write: _ClusterConnection): sent or not, applied or not, its share's
+                    # outcome is unknown, whatever the exception says.
+                    unknown = failed if isinstance(failed, UNKNOWN_OUTCOME) else (
+                        redis.exceptions.ConnectionError(f"the round trip to {name} broke: "
+                                                         f"{failed!r}"))  # fmt: skip
+                    for cmd in share[:-2]:
+                        results[cmd.position] = unknown
+                    relayout = True
+                    continue
+                ack = share[-1].result
+                for cmd in share[:-2]:
+                    i, reply = cmd.position, cmd.result
+                    if isinstance(reply, _MOVED) and attempt < REDIRECTS:
+                        again.append(i)
+                        if isinstance(reply, NoScriptError):  # a primary promoted since, without it
+                            self._sha = None
+                    elif isinstance(reply, Exception) or reply[0] not in (b"ok", b"dup"):
+                        results[i] = reply  # an error, or a refusal: nothing was written
+                        relayout |= isinstance(reply, UNKNOWN_OUTCOME)
+                    elif isinstance(ack, Exception) or ack[1] < 1:
+                        results[i] = NotReplicated(
+                            f"no replica of {name} holds the append on disk "
+                            f"within {REPLICA_WAIT_MS} ms: {ack!r}"
+                        )
+                    else:
+                        results[i] = reply
             self.batches += 1
+            if again or relayout:
+                # Unread, the layout stays as it was: a redirect is refused again (its outcome
+                # unknown), and the next batch reads it again.
+                with contextlib.suppress(*UNKNOWN_OUTCOME, redis.exceptions.RedisClusterException):
+                    await cluster.nodes_manager.initialize()
             if not again:
                 break
-            await cluster.nodes_manager.initialize()
             todo = again
         self.appends += len(batch)
         return results

@@ -7,15 +7,18 @@ replica with every acknowledged append there once. The services' own users, as o
 import asyncio
 import signal
 from collections.abc import AsyncIterator
+from typing import Any
 
 import msgspec
 import pytest
+import redis.asyncio as aioredis
+from redis.asyncio.cluster import ClusterNode
 from redis.crc import key_slot
 
 from services.runtime import access, eventstore
 from services.runtime.cluster import ValkeyCluster, ValkeyNode
 from services.runtime.eventstore import Appended, EventStore, NewEvent, NotReplicated
-from services.runtime.keys import log_key
+from services.runtime.keys import log_key, meta_key
 
 
 @pytest.fixture
@@ -97,6 +100,65 @@ async def test_an_append_no_replica_holds_is_not_acknowledged_and_its_retry_is_o
     assert isinstance(again, Appended)
     assert (again.duplicate, again.version) == (True, 2)
     assert [s.command_id for s in await store.read_all(game_id)] == [f"{game_id}-0", "retried"]
+
+
+async def test_a_round_trip_broken_under_its_write_is_an_unknown_outcome_on_its_primary_alone(
+    store: EventStore, valkey_cluster: ValkeyCluster, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A primary's round trip that breaks, whatever the exception (here the AttributeError a
+    write on a connection closed under it raised in redis-py), leaves the outcome of that
+    primary's share unknown (never "internal"); the batch's other primaries' appends are
+    acknowledged, and each retry, with the same command id, is applied once."""
+    games = [f"g-cluster-broken{i}" for i in range(24)]
+    victim = primary_port(valkey_cluster, games[0])
+    assert len({primary_port(valkey_cluster, g) for g in games}) == 3  # every primary
+    heads = {g: (await append(store, g, 0, "0" * 64, 0)).hash for g in games}
+    real = ClusterNode.execute_pipeline
+
+    async def closed_under_the_write(node: ClusterNode, commands: list[Any]) -> bool:
+        if node.port == victim:
+            raise AttributeError("'NoneType' object has no attribute 'writelines'")
+        return await real(node, commands)
+
+    monkeypatch.setattr(ClusterNode, "execute_pipeline", closed_under_the_write)
+    outcomes = await asyncio.gather(
+        *(store.append(g, 1, heads[g], f"{g}-1", [event(1)]) for g in games),
+        return_exceptions=True,
+    )
+    for g, outcome in zip(games, outcomes, strict=True):
+        if primary_port(valkey_cluster, g) == victim:
+            assert isinstance(outcome, eventstore.UNKNOWN_OUTCOME), outcome
+        else:
+            assert isinstance(outcome, Appended), outcome
+    monkeypatch.undo()
+    for g in games:
+        assert (await append(store, g, 1, heads[g], 1, f"{g}-1")).version == 2
+        assert [s.command_id for s in await store.read_all(g)] == [f"{g}-0", f"{g}-1"]
+
+
+async def test_a_write_on_a_connection_closed_under_it_is_a_connection_error(
+    store: EventStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every node's connections are the store's own (RedisCluster takes no connection class),
+    whose write on a connection a concurrent disconnect closed under it is a ConnectionError
+    (redis-py's retries take it: the command goes through), not AttributeError."""
+    cluster = store.redis
+    assert await cluster.hget(meta_key("g-cluster-closed"), "version") is None
+    nodes = [*cluster.nodes_manager.nodes_cache.values(),
+             *cluster.nodes_manager.startup_nodes.values()]  # fmt: skip
+    assert {n.connection_class for n in nodes} == {eventstore._ClusterConnection}
+    real = aioredis.Connection._send_packed_command
+    closed: list[aioredis.Connection] = []
+
+    async def closed_once(conn: aioredis.Connection, command: Any) -> None:
+        if not closed:
+            closed.append(conn)
+            await conn.disconnect()  # another task's, between the check and the write
+        await real(conn, command)
+
+    monkeypatch.setattr(aioredis.Connection, "_send_packed_command", closed_once)
+    assert await cluster.hget(meta_key("g-cluster-closed"), "version") is None
+    assert closed
 
 
 async def test_a_killed_primarys_games_go_on_with_every_acknowledged_append_once(

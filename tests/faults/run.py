@@ -33,6 +33,7 @@ import argparse
 import asyncio
 import os
 import random
+import shutil
 import signal
 import statistics
 import sys
@@ -395,17 +396,25 @@ def main(argv: list[str] | None = None) -> int:
     unknown = set(args.kinds.split(",")) - known
     if unknown:
         p.error(f"unknown fault kinds {sorted(unknown)}; known: {', '.join(sorted(known))}")
-    with tempfile.TemporaryDirectory() as home:
-        up = None
-        try:
-            flags = ["--cluster"] if args.cluster else []
-            with embedded_stack(Path(home), *flags, TABULA_SWEEP_S="2",
-                                TABULA_ARCHIVE_S="2") as up:  # fmt: skip
-                run = Run(up.proc.pid, up.stack.admin_redis_url)
-                return asyncio.run(play(up.stack, run, args))
-        finally:
-            if up is not None:
-                print("tabula up said, while the faults ran:\n" + "".join(up.output), end="")
+    # The stack's home (logs/ of every service) is kept when the run fails, for its post-mortem,
+    # and removed only once the run passed.
+    home = tempfile.mkdtemp(prefix="tabula-faults-")
+    up = None
+    status = 1
+    try:
+        flags = ["--cluster"] if args.cluster else []
+        with embedded_stack(Path(home), *flags, TABULA_SWEEP_S="2",
+                            TABULA_ARCHIVE_S="2") as up:  # fmt: skip
+            run = Run(up.proc.pid, up.stack.admin_redis_url)
+            status = asyncio.run(play(up.stack, run, args))
+            return status
+    finally:
+        if up is not None:
+            print("tabula up said, while the faults ran:\n" + "".join(up.output), end="")
+        if status == 0:
+            shutil.rmtree(home, ignore_errors=True)
+        else:
+            print(f"the stack's home (its logs/) is kept: {home}", flush=True)
 
 
 if __name__ == "__main__":
