@@ -20,6 +20,7 @@ from urllib.parse import unquote, urlsplit
 
 import msgspec
 import nats
+import structlog
 from nats.aio.client import Client as NATS
 from nats.errors import NoRespondersError
 from nats.errors import TimeoutError as NATSTimeout
@@ -50,9 +51,16 @@ def backoff(attempt: int, base: float) -> float:
     return random.uniform(0, min(base * 2**attempt, BACKOFF_CAP_S))
 
 
+async def _bus_error(exc: Exception) -> None:
+    """nats-py's errors (a node gone, a reconnect refused) as one line each: its default prints
+    a traceback for every reconnect attempt while the bus is away."""
+    structlog.get_logger().warning("bus error", error=repr(exc))
+
+
 async def connect(url: str, **options: Any) -> NATS:
     """Connect to the bus at `url`, or to any node of a cluster whose URLs are comma-separated
     (the client moves to another node when one fails: the same users are on every node)."""
+    options.setdefault("error_cb", _bus_error)
     urls = [u.strip() for u in url.split(",")]
     parts = urlsplit(urls[0])
     if parts.username:

@@ -193,6 +193,11 @@ def from_type(t: mi.Type) -> st.SearchStrategy[Any]:
         return st.sampled_from(list(t.values))
     if isinstance(t, mi.EnumType):
         return st.sampled_from(list(t.cls))
+    if isinstance(t, mi.StructType):  # a nested message (a clock): as the JSON object it is
+        return st.fixed_dictionaries(
+            {f.encode_name: from_type(f.type) for f in t.fields if f.required},
+            optional={f.encode_name: from_type(f.type) for f in t.fields if not f.required},
+        )
     raise NotImplementedError(f"no strategy for {t!r}")
 
 
