@@ -50,6 +50,7 @@ from services.gateway.play import HouseBots, Play, words_of
 from services.gateway.players import ROUTES as PLAYERS_ROUTES
 from services.gateway.players import Players
 from services.gateway.queue import Queue, shown
+from services.gateway.rematch import Rematches
 from services.runtime import keys
 from services.runtime.metrics import WEBSOCKETS
 
@@ -116,6 +117,8 @@ class OpenChallenge(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fi
     move_deadline_ms: Annotated[int, msgspec.Meta(ge=0, le=30 * 86_400_000)] = 0
     clock: Clock | None = None  # real-time clocks: base and increment (docs/clocks.md)
     rated: bool = False  # counts for the players' ratings (accounts only)
+    # An account's name: the challenge is for that player alone, and not listed (issue 23)
+    opponent: str = ""
 
 
 class JoinQueue(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -310,8 +313,13 @@ async def list_rulesets() -> list[dict[str, Any]]:
 async def lobby(request: Request[Any, Any, Any]) -> dict[str, Any]:
     gateway = gateway_of(request)
     player = await who(request)
+    # Private challenges (issue 23): those for you, and those you opened for someone.
+    invitations = await gateway.lobby.invitations(player) if player else []
+    sent = await gateway.lobby.sent(player) if player else []
     return {
         "challenges": msgspec.to_builtins(await gateway.lobby.challenges()),
+        "invitations": msgspec.to_builtins(invitations),
+        "sent": msgspec.to_builtins(sent),
         "games": msgspec.to_builtins(await gateway.lobby.recent_games()),
         "mine": msgspec.to_builtins(await gateway.lobby.recent_games(player)) if player else [],
         "queue": shown(await gateway.queue.show(player) if player else None),
@@ -345,9 +353,15 @@ async def leave_queue(request: Request[Any, Any, Any]) -> dict[str, Any]:
 async def open_challenge(request: Request[Any, Any, Any]) -> Any:
     player = await signed_in(request)
     req = decode(await request.body(), OpenChallenge)
-    opened = await gateway_of(request).lobby.open(player, req.ruleset, req.variant, req.position,
-                                                  req.seat, req.move_deadline_ms, req.clock,
-                                                  req.rated)  # fmt: skip
+    gateway = gateway_of(request)
+    opponent = None
+    if req.opponent:
+        opponent = await gateway.accounts.find(req.opponent)
+        if opponent is None:
+            raise refuse(ErrorCode.UNKNOWN_PLAYER, f"no account named {req.opponent!r}")
+    opened = await gateway.lobby.open(player, req.ruleset, req.variant, req.position, req.seat,
+                                      req.move_deadline_ms, req.clock, req.rated,
+                                      opponent)  # fmt: skip
     return msgspec.to_builtins(opened)
 
 
@@ -396,13 +410,44 @@ async def game(
     table = await play.table(game_id)
     view = await play.view(player, game_id, at)
     you = table.seat_of(player.id) if table and player else None
+    # Its players' rematch offer, once the game has ended (issue 23); a replay's asks none.
+    rematch = None
+    if player is not None and you is not None and view.result and at is None:
+        rematch = await rematches(request).of(player, game_id)
     return {
         "game_id": game_id,
         "seated": msgspec.to_builtins(table.seated) if table else [],
         "you": you,
         "view": msgspec.to_builtins(view),
         "words": msgspec.to_builtins(words_of(view, table.seated if table else [], you)),
+        "rematch": msgspec.to_builtins(rematch),
     }
+
+
+def rematches(request: Request[Any, Any, Any]) -> Rematches:
+    gateway = gateway_of(request)
+    return Rematches(gateway.lobby, gateway.play)
+
+
+@post("/api/games/{game_id:str}/rematch", status_code=200)
+async def offer_rematch(request: Request[Any, Any, Any], game_id: FromPath[str]) -> Any:
+    """Offer the ended game's players a rematch, colours rotated (another player's offer
+    standing: accept it)."""
+    player = await signed_in(request)
+    return msgspec.to_builtins(await rematches(request).offer(player, game_id))
+
+
+@post("/api/games/{game_id:str}/rematch/accept", status_code=200)
+async def accept_rematch(request: Request[Any, Any, Any], game_id: FromPath[str]) -> Any:
+    player = await signed_in(request)
+    return msgspec.to_builtins(await rematches(request).accept(player, game_id))
+
+
+@delete("/api/games/{game_id:str}/rematch", status_code=200)
+async def decline_rematch(request: Request[Any, Any, Any], game_id: FromPath[str]) -> Any:
+    """Decline a rematch you are offered, or withdraw your own offer."""
+    player = await signed_in(request)
+    return msgspec.to_builtins(await rematches(request).decline(player, game_id))
 
 
 @post("/api/games/{game_id:str}/actions", status_code=200)
@@ -637,6 +682,9 @@ def build_app(gateway: Gateway) -> Litestar:
             withdraw,
             *PLAYERS_ROUTES,
             game,
+            offer_rematch,
+            accept_rematch,
+            decline_rematch,
             act,
             events,
             export,

@@ -48,6 +48,15 @@ PENDING_MS = 60_000  # a place held while a game is made lapses after this
 TABLES_KEPT = 10_000
 
 
+class Invited(msgspec.Struct, frozen=True, kw_only=True):
+    """A player a private challenge is for (issue 23), and the seat kept for them: a rematch's
+    rotated seat, else None (any free one)."""
+
+    player: str
+    name: str
+    seat: int | None = None
+
+
 class Challenge(msgspec.Struct, frozen=True, kw_only=True):
     id: str
     ruleset: str
@@ -59,6 +68,12 @@ class Challenge(msgspec.Struct, frozen=True, kw_only=True):
     seats: int
     by: str  # the challenger's player id
     created_ms: int
+    # A private challenge (issue 23): for these players alone, never in the public listing.
+    invited: list[Invited] = []
+    rematch_of: str = ""  # the game a rematch follows (services/gateway/rematch.py)
+
+    def invitation(self, player: str) -> Invited | None:
+        return next((i for i in self.invited if i.player == player), None)
 
 
 class Seated(msgspec.Struct, frozen=True):
@@ -75,6 +90,7 @@ class Opened(msgspec.Struct, frozen=True, kw_only=True):
     challenge: Challenge
     seated: list[Seated]
     game_id: str = ""
+    declined: str = ""  # a private challenge: the name of who declined (or withdrew) it
 
 
 class Table(msgspec.Struct, frozen=True, kw_only=True):
@@ -188,10 +204,12 @@ class Lobby:
 
     async def open(self, player: Player, ruleset: str, variant: str, position: str, seat: int,
                    move_deadline_ms: int = 0, clock: Clock | None = None,
-                   rated: bool = False) -> Opened:  # fmt: skip
+                   rated: bool = False, opponent: Player | None = None) -> Opened:  # fmt: skip
+        """Open a challenge: public, or (`opponent`) for that player alone."""
         created = find_ruleset(ruleset).create(variant, position)  # VariantError: typed
         if rated:
             _rated_needs_an_account(player)
+        invited = [] if opponent is None else [_invite(player, opponent, created.seats)]
         if clock is not None and not clock.base_ms and not clock.increment_ms:
             raise refuse(ErrorCode.MALFORMED, "a clock of no time at all: give base_ms or "
                          "increment_ms")  # fmt: skip
@@ -200,26 +218,45 @@ class Lobby:
         challenge = Challenge(id=secrets.token_hex(8), ruleset=ruleset, variant=created.variant,
                               position=position, seats=created.seats, by=player.id,
                               move_deadline_ms=move_deadline_ms, clock=clock, rated=rated,
-                              created_ms=int(time.time() * 1000))  # fmt: skip
-        seated = Seated(seat, player.id, player.name)
-        ttl = self.challenge_ttl_s
-        spec_key = keys.challenge_key(challenge.id)
-        seats_key = keys.challenge_seats_key(challenge.id)
-        await self.redis.hset(spec_key, "spec", msgspec.json.encode(challenge))
-        await self.redis.expire(spec_key, ttl)
-        await self.redis.hset(seats_key, str(seat), msgspec.json.encode(seated))
-        await self.redis.expire(seats_key, ttl)
+                              created_ms=int(time.time() * 1000), invited=invited)  # fmt: skip
+        await self.put(challenge, Seated(seat, player.id, player.name))
         # Counted after it is added, so that two opened at once cannot both take the last place.
         mine = keys.player_challenges_key(player.id)
         await self.redis.zadd(mine, {challenge.id: challenge.created_ms})
-        await self.redis.expire(mine, ttl)
+        await self.redis.expire(mine, self.challenge_ttl_s)
         if await self._open_by(mine) > OPEN_PER_PLAYER:
             await self.redis.zrem(mine, challenge.id)
-            await self.redis.delete(spec_key, seats_key)
+            await self.redis.delete(keys.challenge_key(challenge.id),
+                                    keys.challenge_seats_key(challenge.id))  # fmt: skip
             raise refuse(ErrorCode.RATE_LIMITED, f"at most {OPEN_PER_PLAYER} open challenges at "
                          "once: withdraw one, or wait for one to be taken or to lapse")  # fmt: skip
-        await self.redis.zadd(keys.CHALLENGES, {challenge.id: challenge.created_ms})
+        await self.index(challenge)
         return await self.show(challenge.id)
+
+    async def put(self, challenge: Challenge, seated: Seated) -> bool:
+        """Record a challenge and its challenger's seat, each lapsing after the challenge TTL.
+        False, and nothing written, when a challenge of that id is recorded already (HSETNX: a
+        rematch's id comes from its game, so two players offering at once make one offer)."""
+        ttl = self.challenge_ttl_s
+        spec_key = keys.challenge_key(challenge.id)
+        seats_key = keys.challenge_seats_key(challenge.id)
+        if not await self.redis.hsetnx(spec_key, "spec", msgspec.json.encode(challenge)):
+            return False
+        await self.redis.expire(spec_key, ttl)
+        await self.redis.hset(seats_key, str(seated.seat), msgspec.json.encode(seated))
+        await self.redis.expire(seats_key, ttl)
+        return True
+
+    async def index(self, challenge: Challenge) -> None:
+        """List a challenge: in the public listing, or (a private one) in the invitations of
+        each player it is for, which lapse with it."""
+        if not challenge.invited:
+            await self.redis.zadd(keys.CHALLENGES, {challenge.id: challenge.created_ms})
+            return
+        for invited in challenge.invited:
+            theirs = keys.player_invitations_key(invited.player)
+            await self.redis.zadd(theirs, {challenge.id: challenge.created_ms})
+            await self.redis.expire(theirs, self.challenge_ttl_s)
 
     async def _open_by(self, mine: str) -> int:
         """How many of a player's challenges are still open; those lapsed are dropped."""
@@ -242,8 +279,9 @@ class Lobby:
         seated = sorted((msgspec.json.decode(v, type=Seated) for v in seats.values()),
                         key=lambda s: s.seat)  # fmt: skip
         game = raw.get("game", b"").decode()
-        started = game not in ("starting", "withdrawn")  # the markers of HSETNX "game"
-        return Opened(challenge=challenge, seated=seated, game_id=game if started else "")
+        started = game not in ("starting", "withdrawn", "declined")  # HSETNX "game"'s markers
+        return Opened(challenge=challenge, seated=seated, game_id=game if started else "",
+                      declined=raw.get("declined", b"").decode())  # fmt: skip
 
     async def challenges(self) -> list[Opened]:
         """The newest open challenges, at most LISTED, and LISTED_PER_CHALLENGER of any one
@@ -284,11 +322,15 @@ class Lobby:
         return out
 
     async def accept(self, player: Player, challenge_id: str, seat: int | None) -> Opened:
-        """Take a seat (the given one, else the first free); the last seat starts the game."""
+        """Take a seat (the given one, else the first free); the last seat starts the game. A
+        private challenge seats only the players it is for, each at its kept seat if it has one."""
         opened = await self.show(challenge_id)
         spec = opened.challenge
+        if opened.declined:
+            raise refuse(ErrorCode.CONFLICT, f"{opened.declined} declined this challenge")
         mine = any(s.player == player.id for s in opened.seated)
         if not mine:
+            seat = _invited_seat(spec, player, seat)
             if spec.rated:
                 _rated_needs_an_account(player)
             free = sorted(set(range(spec.seats)) - {s.seat for s in opened.seated})
@@ -306,7 +348,12 @@ class Lobby:
                 raise refuse(ErrorCode.CONFLICT, "every seat of this challenge is taken"
                              if seat is None else f"seat {seat} is taken")  # fmt: skip
             opened = await self.show(challenge_id)
-        if len(opened.seated) == spec.seats and not opened.game_id:
+        return await self.start_if_full(opened)
+
+    async def start_if_full(self, opened: Opened) -> Opened:
+        """Start the game once every seat is taken (whoever sees it full first: `_start` makes
+        it once)."""
+        if len(opened.seated) == opened.challenge.seats and not opened.game_id:
             return await self._start(opened)
         return opened
 
@@ -323,7 +370,10 @@ class Lobby:
                 # names stay the gateway's (its tables), shown beside them.
                 players=[s.player for s in opened.seated],
                 position=spec.position,
-                command_id=f"challenge-{spec.id}",
+                # A rematch's id is its game's: the time it was offered tells a later offer's
+                # game from an earlier one's (whose challenge has lapsed).
+                command_id=f"challenge-{spec.id}"
+                + (f"-{spec.created_ms}" if spec.rematch_of else ""),
                 move_deadline_ms=spec.move_deadline_ms,
                 clock=spec.clock,
                 rated=spec.rated,
@@ -340,7 +390,36 @@ class Lobby:
         await self.redis.expire(keys.challenge_seats_key(spec.id), self.challenge_ttl_s)
         await self.redis.zrem(keys.CHALLENGES, spec.id)
         await self.redis.zrem(keys.player_challenges_key(spec.by), spec.id)
+        await self._uninvite(spec)
         return msgspec.structs.replace(opened, game_id=game.game_id)
+
+    async def _uninvite(self, spec: Challenge) -> None:
+        for invited in spec.invited:
+            await self.redis.zrem(keys.player_invitations_key(invited.player), spec.id)
+
+    async def invitations(self, player: Player) -> list[Opened]:
+        """The private challenges for this player still open, newest first (at most LISTED).
+        Those lapsed, started or declined leave its index as they are met."""
+        return await self._private(keys.player_invitations_key(player.id))
+
+    async def sent(self, player: Player) -> list[Opened]:
+        """The private challenges this player opened, still open, newest first."""
+        return await self._private(keys.player_challenges_key(player.id), prune=False)
+
+    async def _private(self, index: str, prune: bool = True) -> list[Opened]:
+        out = []
+        for cid in await self._newest(index):
+            try:
+                opened = await self.show(cid)
+            except TabulaError:  # lapsed or withdrawn
+                opened = None
+            if opened is None or opened.game_id or opened.declined:
+                if prune:  # (the challenger's index is its cap's, which prunes itself)
+                    await self.redis.zrem(index, cid)
+                continue
+            if opened.challenge.invited:
+                out.append(opened)
+        return out
 
     async def against_bots(self, player: Player, ruleset: str, variant: str, position: str,
                            seat: int, move_deadline_ms: int = 0) -> Table:  # fmt: skip
@@ -441,15 +520,36 @@ class Lobby:
             await self.redis.zadd(keys.player_games_key(p.id), {game_id: now})
 
     async def withdraw(self, player: Player, challenge_id: str) -> None:
+        """The challenger withdraws its challenge; a private one's invited player may decline
+        it too. A private challenge is kept, marked declined, until it lapses: its players are
+        told who declined (a rematch's page says so)."""
         opened = await self.show(challenge_id)
-        if opened.challenge.by != player.id:
-            raise refuse(ErrorCode.FORBIDDEN, "only its challenger withdraws a challenge")
-        if not await self.redis.hsetnx(keys.challenge_key(challenge_id), "game", "withdrawn"):
+        spec = opened.challenge
+        if spec.by != player.id and spec.invitation(player.id) is None:
+            raise refuse(ErrorCode.FORBIDDEN, "only its challenger withdraws a challenge (or a "
+                         "player it is for declines it)")  # fmt: skip
+        key = keys.challenge_key(challenge_id)
+        marker = "declined" if spec.invited else "withdrawn"
+        if not await self.redis.hsetnx(key, "game", marker):
+            if text(await self.redis.hget(key, "game") or b"") == marker:
+                return  # declined already: once is enough
             raise refuse(ErrorCode.CONFLICT, "the game has started")
         await self.redis.zrem(keys.CHALLENGES, challenge_id)
-        await self.redis.zrem(keys.player_challenges_key(player.id), challenge_id)
-        await self.redis.delete(keys.challenge_key(challenge_id),
-                                keys.challenge_seats_key(challenge_id))  # fmt: skip
+        await self.redis.zrem(keys.player_challenges_key(spec.by), challenge_id)
+        if spec.invited:
+            await self.redis.hset(key, "declined", player.name)
+            await self._uninvite(spec)
+            return
+        await self.redis.delete(key, keys.challenge_seats_key(challenge_id))
+
+    async def forget_declined(self, challenge_id: str) -> None:
+        """Remove a declined private challenge, so that its id may be offered again (a
+        rematch's). Not atomic (the gateway's store user has no MULTI): of two players offering
+        again at once, one may remove the other's fresh offer; the later offer stands, and the
+        other player, invited to it, may accept it."""
+        key = keys.challenge_key(challenge_id)
+        if text(await self.redis.hget(key, "game") or b"") == "declined":
+            await self.redis.delete(key, keys.challenge_seats_key(challenge_id))
 
     async def table(self, game_id: str) -> Table | None:
         if (kept := self.tables.get(game_id)) is not None:
@@ -531,6 +631,31 @@ class Lobby:
     async def _newest(self, key: str) -> list[str]:
         """The members of a sorted set scored by time, newest first."""
         return [text(m) for m in await self.redis.zrevrange(key, 0, LISTED - 1)]
+
+
+def _invite(player: Player, opponent: Player, seats: int) -> Invited:
+    """The invitation of a challenge to a named player: two seats, and not oneself."""
+    if opponent.id == player.id:
+        raise refuse(ErrorCode.MALFORMED, "a challenge to yourself: name another player")
+    if seats != 2:
+        raise refuse(ErrorCode.MALFORMED, "a challenge to a named player is for two seats: "
+                     "open a public one for more")  # fmt: skip
+    return Invited(player=opponent.id, name=opponent.name)
+
+
+def _invited_seat(spec: Challenge, player: Player, seat: int | None) -> int | None:
+    """The seat a player may ask for: any in a public challenge; in a private one, only if it
+    is for them, and the seat kept for them when there is one."""
+    if not spec.invited:
+        return seat
+    invited = spec.invitation(player.id)
+    if invited is None:
+        raise refuse(ErrorCode.FORBIDDEN, "this challenge is for another player")
+    if invited.seat is None:
+        return seat
+    if seat is not None and seat != invited.seat:
+        raise refuse(ErrorCode.UNKNOWN_SEAT, f"your seat in this challenge is {invited.seat}")
+    return invited.seat
 
 
 def _rated_needs_an_account(player: Player) -> None:

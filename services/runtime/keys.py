@@ -107,6 +107,12 @@ def player_challenges_key(player: str) -> str:
     return f"{PREFIX}:gw:player:{player}:challenges"
 
 
+def player_invitations_key(player: str) -> str:
+    """Sorted set: the private challenges for a player (to it by name, or a rematch it is
+    offered), by time (ms), lapsing with them."""
+    return f"{PREFIX}:gw:player:{player}:invitations"
+
+
 def player_games_key(player: str) -> str:
     """Sorted set: the games a player sits in, by time (ms)."""
     return f"{PREFIX}:gw:player:{player}:games"

@@ -208,7 +208,9 @@ async function lobby() {
         await api("/api/queue", { method: "DELETE" });
         refresh();
       } }, "Leave the queue"))] : []));
-    const open = new Set(data.challenges.map((c) => c.challenge.id));
+    // Private challenges (issue 23): those to you, and yours to a named player.
+    const every = [...data.challenges, ...data.invitations, ...data.sent];
+    const open = new Set(every.map((c) => c.challenge.id));
     for (const id of waiting) {
       if (open.has(id)) continue;
       waiting.delete(id);
@@ -217,11 +219,19 @@ async function lobby() {
         location.hash = `#/games/${gone.game_id}`;
         return;
       }
+      if (gone?.declined && gone.declined !== me.player.name) {
+        error.replaceChildren(h("p", { role: "status" },
+                                `${gone.declined} declined your challenge.`));
+      }
     }
-    for (const c of data.challenges) {
+    for (const c of every) {
       if (c.seated.some((s) => s.player === me.player.id)) waiting.add(c.challenge.id);
     }
-    listed.replaceChildren(challengeTable(data.challenges, error, refresh),
+    const personal = [[data.invitations, "Challenges to you"],
+                      [data.sent, "Your challenges to players"]]
+      .filter(([list]) => list.length)
+      .map(([list, caption]) => challengeTable(list, error, refresh, caption));
+    listed.replaceChildren(...personal, challengeTable(data.challenges, error, refresh),
                            people.liveList(data.live ?? []), gameList("Your games", data.mine),
                            gameList("Recent games", data.games));
   }
@@ -282,6 +292,8 @@ function challengeForm(rulesets, error, done) {
         location.hash = `#/games/${made.game_id}`;
         return;
       }
+      const opponent = String(data.get("opponent") ?? "").trim();
+      if (opponent) body.opponent = opponent; // for that player alone (issue 23)
       await api("/api/challenges", { method: "POST", body });
       error.replaceChildren();
       done();
@@ -293,6 +305,8 @@ function challengeForm(rulesets, error, done) {
     field("Game", ruleset), " ", field("Variant", variants), " ",
     field("Options", h("input", { name: "variant", placeholder: "e.g. key=value" })),
     " ", field("Sit at", seat), " ",
+    field("Opponent (name)", h("input", { name: "opponent", maxlength: 32, autocomplete: "off",
+                                          placeholder: "anyone" })), " ",
     field("Time per move", h("select", { name: "deadline" },
       DEADLINES.map(([label, ms]) => h("option", { value: ms }, label)))),
     " ", field("Clock", h("select", { name: "clock", onchange: (e) => {
@@ -358,10 +372,13 @@ function duration(ms) {
   return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
 }
 
-function challengeTable(challenges, error, refresh) {
+function challengeTable(challenges, error, refresh, caption = "Open challenges") {
   const rows = challenges.map((c) => {
+    // A private challenge's free seat names the player it waits for (issue 23).
+    const invited = (i) => c.challenge.invited?.find((v) => v.seat === i || v.seat === null);
     const seats = Array.from({ length: c.challenge.seats }, (_, i) =>
-      c.seated.find((s) => s.seat === i)?.name ?? "—").join(", ");
+      c.seated.find((s) => s.seat === i)?.name
+      ?? (invited(i) ? `(${invited(i).name})` : "—")).join(", ");
     const mine = c.seated.some((s) => s.player === me.player.id);
     const button = (label, method, path) => h("button", { onclick: async () => {
       try {
@@ -377,11 +394,14 @@ function challengeTable(challenges, error, refresh) {
       ? (c.challenge.by === me.player.id
           ? button("Withdraw", "DELETE", `/api/challenges/${id}`) : h("span", {}, "waiting…"))
       : button("Accept", "POST", `/api/challenges/${id}/accept`);
+    const decline = !mine && c.challenge.invited?.length
+      ? [" ", button("Decline", "DELETE", `/api/challenges/${id}`)] : [];
     return h("tr", {}, h("td", {}, c.challenge.ruleset),
-             h("td", {}, c.challenge.variant || "default"), h("td", {}, seats), h("td", {}, action));
+             h("td", {}, c.challenge.variant || "default"), h("td", {}, seats),
+             h("td", {}, action, ...decline));
   });
   return h("table", { class: "challenges" },
-    h("caption", {}, "Open challenges"),
+    h("caption", {}, caption),
     h("tr", {}, h("th", {}, "game"), h("th", {}, "variant"), h("th", {}, "seats"), h("th")),
     rows.length ? rows : h("tr", {}, h("td", { colspan: 4 }, "none yet")));
 }
@@ -753,6 +773,7 @@ async function gamePage(gameId) {
       words.you_play ? h("p", { class: "you-play" }, words.you_play) : null,
       result, clocks(view, you), h("ul", { class: "players" }, players), waiting, clock,
       errorBox(page.error, view.ruleset),
+      rematchPanel(view, you),
       view.legal.length && !replay ? actions : null,
       replay ? null : h("div", { class: "commands" }, commands),
       h("h2", {}, "Moves"), list, ...diceAndCards(),
@@ -813,6 +834,57 @@ async function gamePage(gameId) {
     return h("div", {}, line, claim);
   }
 
+  /** A rematch (issue 23), for the players of an ended game: offer one, answer one offered,
+   * or wait for the others; once its game exists, go there. An offer is not a game event: while
+   * one may come or stands, the page asks for the game again every few seconds. */
+  function rematchPanel(view, you) {
+    const r = page.table.rematch;
+    const ours = Boolean(view.result) && you !== null && !page.replay;
+    const polling = ours && !r?.game_id;
+    if (polling && !page.rematchTimer) page.rematchTimer = setInterval(soon, 3000);
+    if (!polling) {
+      clearInterval(page.rematchTimer);
+      page.rematchTimer = null;
+    }
+    if (!ours) return null;
+    if (r?.game_id) {
+      // Followed from this page's offer; a later visit to this game stays here, with a link.
+      if (page.rematchPending) location.hash = `#/games/${r.game_id}`;
+      return h("p", { class: "rematch" }, h("a", { href: `#/games/${r.game_id}` }, "The rematch"));
+    }
+    page.rematchPending = Boolean(r && !r.declined);
+    const offline = connection.state === "offline";
+    const ask = async (method, path) => {
+      try {
+        const body = method === "POST" ? {} : undefined;
+        page.table.rematch = await api(`/api/games/${gameId}/rematch${path}`, { method, body });
+        page.rematchPending ||= Boolean(page.table.rematch.game_id);
+        page.error = null;
+      } catch (e) {
+        page.error = e;
+      }
+      draw();
+    };
+    const button = (label, method, path = "") =>
+      h("button", { disabled: offline, onclick: () => ask(method, path) }, label);
+    const line = (text, ...buttons) => h("div", { class: "rematch" },
+                                           text ? h("p", { role: "status" }, text) : null,
+                                           ...buttons);
+    if (!r) return line("", button("Offer a rematch", "POST"));
+    if (r.declined) {
+      const who = r.declined_by === me.player?.name ? "You" : r.declined_by;
+      return line(`${who} declined the rematch.`, button("Offer a rematch", "POST"));
+    }
+    if (r.you_invited) {
+      const side = page.table.words?.sides?.[r.your_seat] ?? `seat ${r.your_seat}`;
+      return line(`${r.by} offers a rematch (you would play ${side}). `,
+                  button("Accept", "POST", "/accept"), " ", button("Decline", "DELETE"));
+    }
+    const waiting = r.invited.filter((i) => !r.seated.some((s) => s.player === i.player));
+    return line(`Rematch offered: waiting for ${waiting.map((i) => i.name).join(", ")}. `,
+                button("Withdraw", "DELETE"));
+  }
+
   // The fair-play steps this browser owes, made here: a client seed (committed, then revealed)
   // and a hidden setup (committed, then revealed). Each secret is kept in this browser only.
   async function fairPlay() {
@@ -871,6 +943,7 @@ async function gamePage(gameId) {
     document.title = "Tabula";
     clearInterval(page.clock);
     clearInterval(page.clocks);
+    clearInterval(page.rematchTimer);
     socket?.close();
   };
 }
