@@ -678,7 +678,8 @@ async function gamePage(gameId) {
             page.outbox[0].careful = false;
             continue;
           }
-          if (e.code !== "action/loses-the-game") page.error = e;
+          // A refused flag (the timer was first, or clocks differ): nothing to tell.
+          if (e.code !== "action/loses-the-game" && action !== "flag") page.error = e;
         }
         page.outbox.shift();
       }
@@ -805,6 +806,12 @@ async function gamePage(gameId) {
         row.querySelector(".time").textContent = clockTime(left);
         row.classList.toggle("running", running);
         row.classList.toggle("low", left < low);
+        // Past any grace (2 s) and a second more, and no end heard of: a seated page flags it
+        // itself, in case the service's timer has not (docs/clocks.md); once per view.
+        if (running && left < -3000 && you !== null && page.flagged !== view.version) {
+          page.flagged = view.version;
+          send("flag");
+        }
       });
     };
     tick();
