@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test test-long test-faults test-cluster bench bench-archive screenshots lint schema clean
+.PHONY: run test test-long test-faults test-cluster bench bench-archive bench-ratings screenshots lint schema clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -53,6 +53,10 @@ bench: $(STAMP)
 # short games, and reading/replaying an archived game against Valkey.
 bench-archive: $(STAMP)
 	$(BIN)/python -m tests.bench.archive --games 1000 --flat-games 20000
+
+# Issue 23's figures: 1,000 rated 3-D Chess bot games, their ratings' spread, ratings --verify.
+bench-ratings: $(STAMP)
+	$(BIN)/python -m tests.bench.ratings --games 1000
 
 # Each board in a browser, from a stack of its own, into docs/screenshots/.
 screenshots: $(STAMP) $(CHROMIUM)
