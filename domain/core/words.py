@@ -269,17 +269,17 @@ def to_move(
 ) -> str:
     """Whose move it is, for `seat` (None: a spectator): "Your move", "Bob to move", "Bob and
     Ann to move", "You and Carol to move" (teammates who may both move); "" when nobody is to
-    act (the game has ended, or waits on the server)."""
+    act (the game has ended, or waits on the server). Others to act at once who are not the
+    seat's teammates (each their own setup, the other game of Yiora's Secondary Basic) are
+    not the seat's business: "Your move"."""
     acting = sorted(to_act)
     if not acting:
         return ""
-    if seat is not None and acting == [seat]:
-        return "Your move"
     others = [s for s in acting if s != seat]
-    subject = who(words, created, others, names)
     if seat is not None and seat in acting:
-        return f"You and {subject} to move"
-    return f"{subject} to move"
+        mates = [s for s in others if s in Sides.of(created).side(seat)]
+        return f"You and {who(words, created, mates, names)} to move" if mates else "Your move"
+    return f"{who(words, created, others, names)} to move"
 
 
 def you_play(

@@ -459,7 +459,7 @@ def test_whose_move() -> None:
     assert to_move(words, chess, frozenset(), 0, NAMES2) == ""  # ended: nobody is to move
     # fair-play 1.2, 3: every seat owes its seed or setup at once.
     assert to_move(words, chess, {0, 1}, None, NAMES2) == "Ann and Bob to move"
-    assert to_move(words, chess, {0, 1}, 0, NAMES2) == "You and Bob to move"
+    assert to_move(words, chess, {0, 1}, 0, NAMES2) == "Your move"  # each its own step
 
 
 def test_whose_move_with_four_seats() -> None:
