@@ -42,6 +42,9 @@ LIVE: Final = 50  # games in play GET /api/live lists
 LOBBY_LIVE: Final = 10  # of them, the lobby's
 MAX_PAGE: Final = 10_000  # ?page=N beyond this is refused (an OFFSET the server would scan)
 
+# A player id as services/gateway/people.py makes them: "g" (a guest) or "a" and 16 hex.
+PLAYER_ID: Final = re.compile(r"^[ga][0-9a-f]{16}\Z")
+
 # -- the queries ---------------------------------------------------------------------------------
 
 # Whether a player id is known to the read model (a guest's, or an account's found by its id).
@@ -345,9 +348,13 @@ class Players:
             raise refuse(ErrorCode.UNAVAILABLE, "the read model did not answer: retry") from None
 
     async def find(self, name: str) -> tuple[str, str]:
-        """(player id, name shown) of a player id the read model knows, else of an account's
-        name. The id first: an account named like someone's id does not take their page."""
-        if len(name) <= 64 and (await self._rows(_KNOWN, {"player": name}))[0][0]:
+        """(player id, name shown) of a player id (the read model knows it, or it has the shape
+        the gateway gives: a new player's page, their games not projected yet), else of an
+        account's name. The id first: an account named like someone's id does not take their
+        page."""
+        if PLAYER_ID.match(name) or (
+            len(name) <= 64 and (await self._rows(_KNOWN, {"player": name}))[0][0]
+        ):
             return name, await self._name_of(name)
         account = await self.accounts.find(name)
         if account is None:

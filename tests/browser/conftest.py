@@ -90,8 +90,44 @@ async def two_clicks(page: Page, board: str, start: str, end: str, targets: int)
     def cell(name: str) -> Locator:
         return page.locator(f'svg.{board} [data-cell="{name}"]')
 
-    await expect(page.get_by_text("Your move.")).to_be_visible(timeout=SLOW)
+    await expect(page.get_by_text("Your move", exact=True)).to_be_visible(timeout=SLOW)
     await cell(start).click()
     await expect(page.locator(f"svg.{board} .cell.target")).to_have_count(targets)
     await expect(cell(end)).to_have_class(re.compile(r"\btarget\b"))
     await cell(end).click()
+
+
+PASSWORD = "a long enough password"
+
+
+async def account(browser: Browser, base: str, name: str) -> Page:
+    """Someone who makes an account (`name`, a password) on the sign-in page, in a browser
+    context of its own; signed in, at the lobby. Rated games need two of them."""
+    context = await browser.new_context(viewport={"width": 1100, "height": 800})
+    page = await context.new_page()
+    page.set_default_timeout(20_000)
+    await page.goto(base + "/")
+    await page.get_by_label("Your name").fill(name)
+    await page.get_by_label("Password").fill(PASSWORD)
+    await page.get_by_role("button", name="Create an account").click()
+    await page.get_by_role("heading", name="Lobby").wait_for()
+    return page
+
+
+async def rated_game(first: Page, second: Page, opponent: str, clock: str = "1+1 bullet") -> str:
+    """`first` opens a rated 3-D Chess challenge (White, seat 0) for the account `opponent`
+    with the lobby form's `clock` preset; `second` (that account) accepts it from its
+    "Challenges to you" list; both pages reach the game, whose id this returns."""
+    await first.get_by_label("Game").select_option("chess3d")
+    await first.get_by_label("Clock").select_option(label=clock)
+    await first.get_by_label("Rated").check()
+    await first.get_by_label("Opponent (name)").fill(opponent)
+    await first.get_by_role("button", name="Open").click()
+    await expect(first.get_by_role("button", name="Withdraw")).to_be_visible()
+    mine = second.get_by_role("table", name="Challenges to you")  # the lobby's 2 s poll
+    await mine.get_by_role("button", name="Accept").click(timeout=SLOW)
+    await second.wait_for_url(re.compile(r"#/games/"))
+    await first.wait_for_url(re.compile(r"#/games/"), timeout=SLOW)
+    game = second.url.split("#/games/")[1]
+    assert first.url.split("#/games/")[1] == game
+    return game

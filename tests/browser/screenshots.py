@@ -64,7 +64,7 @@ async def shoot(base: str) -> None:
                 for page in (ann, bob):
                     await page.get_by_role("button", name="Random placement").click()
                     await page.get_by_role("button", name="Place my fleet").click()
-            await expect(ann.get_by_text(re.compile(r"^(Your move\.|Waiting for)"))).to_be_visible()
+            await expect(ann.get_by_text(re.compile(r"^(Your move|.+ to move)$"))).to_be_visible()
             await moves((ann, bob), 4)
             await ann.screenshot(path=OUT / f"{ruleset}.png", full_page=True)
             await ann.set_viewport_size({"width": 390, "height": 844})

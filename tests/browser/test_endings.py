@@ -68,7 +68,7 @@ def moves(page: Page) -> Locator:
 
 async def click_move(page: Page, start: str, end: str, text: str) -> None:
     """The player to move clicks `start`, then the highlighted `end`: the move `text` is made."""
-    await expect(page.get_by_text("Your move.")).to_be_visible(timeout=SLOW)
+    await expect(page.get_by_text("Your move", exact=True)).to_be_visible(timeout=SLOW)
     await page.locator(f'[data-cell="{start}"]').click()
     await expect(page.locator(f'[data-cell="{end}"].target')).to_be_visible()
     await page.locator(f'[data-cell="{end}"]').click()
@@ -98,19 +98,19 @@ async def test_3d_chess_from_a_set_position_to_checkmate(browser: Browser, gatew
     )
     await click_move(ann, "IG8", "IG7", "IG8-IG7")
     # Black's one legal move: the page offers only its King, and only IIIH7 for it
-    await expect(bob.get_by_text("Your move.")).to_be_visible()
+    await expect(bob.get_by_text("Your move", exact=True)).to_be_visible()
     await expect(bob.locator(".cell.movable")).to_have_count(1)
     await click_move(bob, "IIIH8", "IIIH7", "IIIH8-IIIH7")
     await click_move(ann, "IG7", "IIIG7", "IG7-IIIG7")
     # C3-7.1: the checkmated side loses (checked first of the end checks, C3-4.4)
     for page in (ann, bob):
-        await expect(page.get_by_text("Result 1-0 (checkmate)", exact=True)).to_be_visible()
+        await expect(page.locator('p.result[title="1-0 (checkmate)"]')).to_be_visible()
         await expect(moves(page)).to_have_text(["IG8-IG7", "IIIH8-IIIH7", "IG7-IIIG7"])
         await expect(page.locator('[data-cell="IIIG7"]')).to_have_attribute(
             "aria-label", "IIIG7: White Queen"
         )
         await expect(page.get_by_role("button", name="resign")).to_have_count(0)
-        await expect(page.get_by_text("Your move.")).to_have_count(0)
+        await expect(page.get_by_text("Your move", exact=True)).to_have_count(0)
 
 
 # -- Cyvasse ---------------------------------------------------------------------------------
@@ -159,7 +159,7 @@ async def test_cyvasse_setups_placed_by_clicks_then_checkmate(
     await place_setup(ann, "White", WHITE_SETUP)
     await place_setup(bob, "Black", BLACK_SETUP)
     # CY-3.1.3: both revealed by the pages and placed; White moves first (CY-3.7)
-    await expect(ann.get_by_text("Your move.")).to_be_visible(timeout=SLOW)
+    await expect(ann.get_by_text("Your move", exact=True)).to_be_visible(timeout=SLOW)
     for page in (ann, bob):
         await expect(page.locator('[data-cell="g5"]')).to_have_attribute(
             "aria-label", "g5: Black King"
@@ -172,9 +172,9 @@ async def test_cyvasse_setups_placed_by_clicks_then_checkmate(
     await click_move(ann, "f4", "g4", "f4xg4")
     # CY-7.1 (version A): in check with no legal action, Black loses (CY-4.4's first check)
     for page in (ann, bob):
-        await expect(page.get_by_text("Result 1-0 (checkmate)", exact=True)).to_be_visible()
+        await expect(page.locator('p.result[title="1-0 (checkmate)"]')).to_be_visible()
         await expect(moves(page)).to_have_text(["e1-f1", "h5xg4", "f4xg4"])
-        await expect(page.get_by_text("Your move.")).to_have_count(0)
+        await expect(page.get_by_text("Your move", exact=True)).to_have_count(0)
 
 
 async def test_a_reveal_waits_for_the_events_its_view_is_ahead_of(
@@ -219,7 +219,7 @@ async def test_a_reveal_waits_for_the_events_its_view_is_ahead_of(
     frames, held[:] = list(held), ["released"]
     for frame in frames:
         feeds[-1].send(frame)
-    await expect(ann.get_by_text("Your move.")).to_be_visible(timeout=SLOW)
+    await expect(ann.get_by_text("Your move", exact=True)).to_be_visible(timeout=SLOW)
     await expect(bob.locator('[data-cell="g5"]')).to_have_attribute("aria-label", "g5: Black King")
 
 
@@ -276,7 +276,7 @@ async def test_full_yavoch_to_a_destroyed_command_ship_with_a_spectator(
     # turn 2
     await click_move(bob, "521", "531", "T521-531")
     await press(bob, "END")
-    await expect(ann.get_by_text("Your move.")).to_be_visible()
+    await expect(ann.get_by_text("Your move", exact=True)).to_be_visible()
 
     # Each seat sees the faces of the cards dealt to it (Y-7.3): one drawn at the end of its
     # turn; an impact card may be found on the way (Y-6.14) and its event may move or discard
@@ -329,9 +329,7 @@ async def test_full_yavoch_to_a_destroyed_command_ship_with_a_spectator(
         "C211*411",
     ]
     for page in (ann, bob, cat):
-        await expect(
-            page.get_by_text("Result 1-0 (command_ship_destroyed)", exact=True)
-        ).to_be_visible()
+        await expect(page.locator('p.result[title="1-0 (command_ship_destroyed)"]')).to_be_visible()
         await expect(moves(page)).to_have_text(whole)
 
 

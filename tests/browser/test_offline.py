@@ -83,7 +83,7 @@ async def test_a_restart_is_shown_and_a_move_with_a_lost_answer_is_applied_once(
     await bob.wait_for_url(re.compile(r"#/games/"))
     await ann.wait_for_url(re.compile(r"#/games/"), timeout=SLOW)
     game_id = ann.url.split("/")[-1]
-    await expect(ann.get_by_text("Your move.")).to_be_visible(timeout=SLOW)
+    await expect(ann.get_by_text("Your move", exact=True)).to_be_visible(timeout=SLOW)
     await expect(ann.get_by_text("Live.")).to_be_visible()
     await expect(ann.locator("#connection")).to_have_text("Online")
 
@@ -111,14 +111,14 @@ async def test_a_restart_is_shown_and_a_move_with_a_lost_answer_is_applied_once(
     await ann.get_by_role("button", name="Play", exact=True).click()
     await asyncio.wait_for(applied.wait(), 20)
     await expect(moves(bob)).to_have_text(["IE2-IE4"], timeout=SLOW)  # applied: Bob's turn
-    await expect(bob.get_by_text("Your move.")).to_be_visible()
+    await expect(bob.get_by_text("Your move", exact=True)).to_be_visible()
 
     await restartable.stop()
     lost.set()
     for page in (ann, bob):
         await expect(page.locator("#connection")).to_have_text(re.compile("^Offline"),
                                                                timeout=SLOW)  # fmt: skip
-        await expect(page.get_by_text("Your move.")).to_have_count(0)
+        await expect(page.get_by_text("Your move", exact=True)).to_have_count(0)
         await expect(page.get_by_text("Live.", exact=True)).to_have_count(0)
         await expect(page.get_by_text("Offline: moves wait")).to_be_visible()
     # Bob, whose move it is, cannot make one; Ann's waits to be sent.
@@ -135,7 +135,7 @@ async def test_a_restart_is_shown_and_a_move_with_a_lost_answer_is_applied_once(
         await expect(page.get_by_text("Live.", exact=True)).to_be_visible()
         await expect(moves(page)).to_have_text(["IE2-IE4"])
     await expect(ann.get_by_text("Sending IE2-IE4")).to_have_count(0, timeout=SLOW)
-    await expect(bob.get_by_text("Your move.")).to_be_visible()
+    await expect(bob.get_by_text("Your move", exact=True)).to_be_visible()
     await expect(bob.get_by_label("action")).to_be_enabled()
     await expect(ann.get_by_role("alert")).to_have_count(0)
     # Sent twice with one command id, applied once: one event after the game's start.

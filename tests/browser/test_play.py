@@ -33,7 +33,7 @@ async def test_two_browsers_play_3d_chess_until_a_resignation(
 ) -> None:
     ann, bob = await meet(browser, gateway, "chess3d")
     assert ann.url.split("#")[1] == bob.url.split("#")[1]
-    await expect(ann.get_by_text("Your move.")).to_be_visible()
+    await expect(ann.get_by_text("Your move", exact=True)).to_be_visible()
     # Ann moves a pawn by clicking its cube, then the highlighted destination
     await ann.locator('[data-cell="IE2"]').click()
     await expect(ann.locator('[data-cell="IE4"].target')).to_be_visible()
@@ -42,7 +42,7 @@ async def test_two_browsers_play_3d_chess_until_a_resignation(
     await expect(bob.locator('[data-cell="IE4"]')).to_have_attribute(
         "aria-label", "IE4: White pawn"
     )
-    await expect(bob.get_by_text("Your move.")).to_be_visible()
+    await expect(bob.get_by_text("Your move", exact=True)).to_be_visible()
     # an illegal move typed by Bob: refused with its clause, linked to the rules page
     await bob.get_by_label("action").fill("IIIE7-IIIE3")
     await bob.get_by_role("button", name="Play", exact=True).click()
@@ -52,7 +52,7 @@ async def test_two_browsers_play_3d_chess_until_a_resignation(
     assert re.fullmatch(r"/rules/chess3d#C3-\d[\d.]*", await link.get_attribute("href") or "")
     await bob.get_by_role("button", name="resign").click()
     for page in (ann, bob):
-        await expect(page.get_by_text("Result 1-0 (resignation)")).to_be_visible()
+        await expect(page.locator('p.result[title="1-0 (resignation)"]')).to_be_visible()
 
 
 async def test_a_race_with_seeds_and_a_hidden_setup_made_in_the_browsers(
@@ -64,19 +64,19 @@ async def test_a_race_with_seeds_and_a_hidden_setup_made_in_the_browsers(
     for page, boost in ((ann, "3"), (bob, "1")):
         await page.get_by_label("Boost (RACE-1):").select_option(boost)
         await page.get_by_role("button", name="Commit my setup").click()
-    await expect(ann.get_by_text("Your move.")).to_be_visible()
+    await expect(ann.get_by_text("Your move", exact=True)).to_be_visible()
     moves = 0
     while moves < 60:
         ended = False
         for page in (ann, bob):
-            if await page.get_by_text(re.compile(r"^Result ")).count():
+            if await page.locator("p.result").count():
                 ended = True
                 break
-            if await page.get_by_text("Your move.").count():
+            if await page.get_by_text("Your move", exact=True).count():
                 await page.get_by_label("action").fill("roll")
                 await page.get_by_role("button", name="Play", exact=True).click()
                 moves += 1
-                await expect(page.get_by_text("Your move.")).to_have_count(0)
+                await expect(page.get_by_text("Your move", exact=True)).to_have_count(0)
         if ended:
             break
         if moves == 4:  # a reload resumes from the log: the same board
@@ -85,7 +85,9 @@ async def test_a_race_with_seeds_and_a_hidden_setup_made_in_the_browsers(
             await expect(bob.locator("svg.race")).to_have_count(1)
             assert await bob.locator("svg.race").inner_html() == track
     for page in (ann, bob):
-        await expect(page.get_by_text(re.compile(r"^Result (1-0|0-1) \(finish\)$"))).to_be_visible()
+        await expect(page.locator("p.result")).to_have_attribute(
+            "title", re.compile(r"^(1-0|0-1) \(finish\)$")
+        )
     # once the game has ended every action is public: the move list shows them all
     rolls = ann.get_by_role("list", name="moves").locator("li")
     await expect(rolls).to_have_count(moves)
@@ -130,7 +132,7 @@ async def test_a_step_due_while_an_unanswered_one_waits_is_taken_up(
     for page, boost in ((ann, "3"), (bob, "1")):
         await page.get_by_label("Boost (RACE-1):").select_option(boost)
         await page.get_by_role("button", name="Commit my setup").click()
-    await expect(ann.get_by_text("Your move.")).to_be_visible()
+    await expect(ann.get_by_text("Your move", exact=True)).to_be_visible()
     assert len(lost) == 2
 
 
@@ -155,19 +157,18 @@ async def test_cyvasse_hidden_setups_placed_in_the_browsers_then_play(
         await page.get_by_role("button", name="Commit my setup").click()
     # Random setups may leave a King mated at once (CY-4.4: the last reveal ends the game) or
     # capturable by White's first move: then the game ends there, with its result shown.
-    result = re.compile(r"^Result (1-0|0-1|1/2-1/2) \(")
-    status = ann.get_by_text("Your move.").or_(ann.get_by_text(result))
+    status = ann.get_by_text("Your move", exact=True).or_(ann.locator("p.result"))
     await expect(status).to_be_visible()
-    if await ann.get_by_text("Your move.").count():
+    if await ann.get_by_text("Your move", exact=True).count():
         played = await first_move(ann)
         await expect(bob.get_by_role("list", name="moves")).to_contain_text(played)
-        resign = bob.get_by_role("button", name="resign").or_(bob.get_by_text(result))
+        resign = bob.get_by_role("button", name="resign").or_(bob.locator("p.result"))
         await expect(resign).to_be_visible()
-        if not await bob.get_by_text(result).count():
+        if not await bob.locator("p.result").count():
             await resign.click()
-            await expect(bob.get_by_text("Result 1-0 (resignation)")).to_be_visible()
+            await expect(bob.locator('p.result[title="1-0 (resignation)"]')).to_be_visible()
     for page in (ann, bob):
-        await expect(page.get_by_text(result)).to_be_visible()
+        await expect(page.locator("p.result")).to_be_visible()
 
 
 async def test_yavoch_levels_fleets_and_a_move_through_the_browsers(
@@ -189,13 +190,13 @@ async def test_yavoch_levels_fleets_and_a_move_through_the_browsers(
     for task in pending:
         task.cancel()
     mover = waits[done.pop()]
-    await expect(mover.get_by_text("Your move.")).to_be_visible()
+    await expect(mover.get_by_text("Your move", exact=True)).to_be_visible()
     await first_move(mover)
     await mover.get_by_role("button", name="resign").click()
     for page in (ann, bob):
-        await expect(
-            page.get_by_text(re.compile(r"^Result (1-0|0-1) \(resignation\)$"))
-        ).to_be_visible()
+        await expect(page.locator("p.result")).to_have_attribute(
+            "title", re.compile(r"^(1-0|0-1) \(resignation\)$")
+        )
 
 
 async def test_a_person_plays_the_house_bot_in_the_browser(browser: Browser, gateway: str) -> None:
@@ -204,11 +205,11 @@ async def test_a_person_plays_the_house_bot_in_the_browser(browser: Browser, gat
     await ann.get_by_label("Game").select_option("chess3d")
     await ann.get_by_role("button", name="Play a house bot").click()
     await ann.wait_for_url(re.compile(r"#/games/"))
-    await expect(ann.get_by_text("seat 1: House bot")).to_be_visible()
-    await expect(ann.get_by_text("Your move.")).to_be_visible()
+    await expect(ann.get_by_text("Black: House bot")).to_be_visible()
+    await expect(ann.get_by_text("Your move", exact=True)).to_be_visible()
     await ann.locator('[data-cell="IE2"]').click()
     await ann.locator('[data-cell="IE4"]').click()
     moves = ann.get_by_role("list", name="moves").locator("li")
     await expect(moves.first).to_have_text("IE2-IE4")
     await expect(moves.nth(1)).to_be_visible()  # the bot's answer (a move, or demand-mate first)
-    await expect(ann.get_by_text("Your move.")).to_be_visible()
+    await expect(ann.get_by_text("Your move", exact=True)).to_be_visible()

@@ -75,11 +75,11 @@ async def test_scrubbing_back_shows_the_earlier_board_which_takes_no_clicks(
 async def roll_until_the_end(ann: Page, bob: Page) -> None:
     for _ in range(60):
         for page in (ann, bob):
-            if await page.get_by_text(re.compile(r"^Result ")).count():
+            if await page.locator("p.result").count():
                 return
-            if await page.get_by_text("Your move.").count():
+            if await page.get_by_text("Your move", exact=True).count():
                 await type_move(page, "roll")
-                await expect(page.get_by_text("Your move.")).to_have_count(0)
+                await expect(page.get_by_text("Your move", exact=True)).to_have_count(0)
     raise AssertionError("the race did not end")
 
 
@@ -91,7 +91,7 @@ async def test_each_roll_is_listed_with_its_nonce_and_its_proof_checks_it_at_the
     for page, boost in ((ann, "0"), (bob, "0")):
         await page.get_by_label("Boost (RACE-1):").select_option(boost)
         await page.get_by_role("button", name="Commit my setup").click()
-    await expect(ann.get_by_text("Your move.")).to_be_visible()
+    await expect(ann.get_by_text("Your move", exact=True)).to_be_visible()
     await type_move(ann, "roll")
     draws = ann.get_by_role("list", name="dice and cards").locator("li")
     await expect(draws).to_have_count(1)

@@ -33,7 +33,7 @@ async def label(page: Page, name: str, text: str) -> None:
 
 async def press(page: Page, action: str) -> None:
     """Press the button of the legal action `action` under the board (END, pass)."""
-    await expect(page.get_by_text("Your move.")).to_be_visible(timeout=SLOW)
+    await expect(page.get_by_text("Your move", exact=True)).to_be_visible(timeout=SLOW)
     before = await moves(page).count()
     await page.locator(f'.sw-actions button[data-action="{action}"]').click()
     await expect(moves(page)).to_have_count(before + 1)
@@ -116,7 +116,7 @@ async def test_a_whole_turn_from_the_start_ends_in_the_turn_limit_draw(
     await press(ann, "pass")
     # SW-5.65: the fired missile flies on 2 squares; SW-8.4: after turn 1 the game is drawn
     for page in (ann, bob):
-        await expect(page.get_by_text("Result 1/2-1/2 (turn limit)", exact=True)).to_be_visible()
+        await expect(page.locator('p.result[title="1/2-1/2 (turn limit)"]')).to_be_visible()
         await label(page, "o6", "White missile, fired")
         await label(page, "o4", "empty")
         await expect(moves(page)).to_have_text(
@@ -124,7 +124,7 @@ async def test_a_whole_turn_from_the_start_ends_in_the_turn_limit_draw(
         )
         await expect(phase(page)).to_contain_text("Game over: 1/2-1/2 (turn limit)")
         await expect(page.locator(".sw-actions button")).to_have_count(0)
-        await expect(page.get_by_text("Your move.")).to_have_count(0)
+        await expect(page.get_by_text("Your move", exact=True)).to_have_count(0)
 
 
 # -- From force combat to the last Mothership rammed -------------------------------------------
@@ -191,11 +191,11 @@ async def test_a_beam_hit_then_the_last_mothership_rammed_from_the_keyboard(
     await expect(cell(ann, "k8")).to_be_focused()
     await ann.keyboard.press("Enter")
     for page in (ann, bob):
-        await expect(page.get_by_text("Result 1-0 (motherships)", exact=True)).to_be_visible()
+        await expect(page.locator('p.result[title="1-0 (motherships)"]')).to_be_visible()
         await expect(moves(page)).to_have_text(["B e7>h5", "pass", "Rh5xk8"])
         await label(page, "k8", "White Gunboat, large side up, moved")
         await expect(cell(page, "k8")).to_have_class(re.compile(r"\blast\b"))
-        await expect(page.get_by_text("Your move.")).to_have_count(0)
+        await expect(page.get_by_text("Your move", exact=True)).to_have_count(0)
 
     # The replay: one event back (the ram before the game's end was recorded) the board is
     # drawn again from the past view, with nothing to click and no action buttons

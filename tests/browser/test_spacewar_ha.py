@@ -105,7 +105,7 @@ async def test_a_fire_a_release_and_a_repair_then_black_s_last_base_captured(
         await expect(status(page)).to_have_text("Black to act, turn 12 of 30.")
 
     # HA-4.1, HA-5.22, HA-R24: Black releases the hold, a free declaration: still Black to act
-    await expect(bob.get_by_text("Your move.")).to_be_visible(timeout=SLOW)
+    await expect(bob.get_by_text("Your move", exact=True)).to_be_visible(timeout=SLOW)
     await bob.locator('.ha-release button[data-action="Qd6~"]').click()
     await expect(moves(bob).last).to_have_text("Qd6~")
     for page in (ann, bob):
@@ -122,7 +122,7 @@ async def test_a_fire_a_release_and_a_repair_then_black_s_last_base_captured(
 
     # HA-5.2, HA-5.50, HA-8.1: by the keyboard, the freed Tractor e5 goes two squares up onto
     # e7, Black's last Base: White wins
-    await expect(ann.get_by_text("Your move.")).to_be_visible(timeout=SLOW)
+    await expect(ann.get_by_text("Your move", exact=True)).to_be_visible(timeout=SLOW)
     await cell(ann, "e5").focus()
     await ann.keyboard.press("Enter")
     await expect(cell(ann, "e7")).to_have_class(re.compile(r"\btarget\b"))
@@ -131,7 +131,7 @@ async def test_a_fire_a_release_and_a_repair_then_black_s_last_base_captured(
     await expect(cell(ann, "e7")).to_be_focused()
     await ann.keyboard.press("Enter")
     for page in (ann, bob):
-        await expect(page.get_by_text("Result 1-0 (bases)", exact=True)).to_be_visible()
+        await expect(page.locator('p.result[title="1-0 (bases)"]')).to_be_visible()
         await expect(status(page)).to_have_text("Game over: 1-0 (bases).")
         await expect(moves(page)).to_have_text(["Bc4*f7(3)", "Qd6~", "Ke8+f7(h2)", "Qe5-e7"])
         await label(page, "e7", "White Tractor, Health 3, Ammo 9; Black Base, captured")
@@ -139,7 +139,7 @@ async def test_a_fire_a_release_and_a_repair_then_black_s_last_base_captured(
         await expect(cell(page, "e7")).to_have_class(re.compile(r"\blast\b"))
         await expect(page.locator(".ha-actions button")).to_have_count(0)
         await expect(page.locator("svg.spacewar-ha .cell.movable")).to_have_count(0)
-        await expect(page.get_by_text("Your move.")).to_have_count(0)
+        await expect(page.get_by_text("Your move", exact=True)).to_have_count(0)
 
     # The replay: two events back (behind GameSealed and GameEnded: the move) the board is
     # drawn again from the past view, with nothing to click and no action buttons
@@ -162,7 +162,7 @@ EMPTY = "w 5 0 - Wd2:36/72,Bd7:36/72 -"
 async def test_two_passes_without_pieces_draw(browser: Browser, gateway: str) -> None:
     ann, bob = await meet(browser, gateway, "spacewar-ha", ("AnnHaP", "BobHaP"), position=EMPTY)
     # HA-4.2, HA-5.70, HA-8.5: no piece, no action: pass is White's one action, a button
-    await expect(ann.get_by_text("Your move.")).to_be_visible(timeout=SLOW)
+    await expect(ann.get_by_text("Your move", exact=True)).to_be_visible(timeout=SLOW)
     await expect(ann.locator(".ha-actions button[data-action]")).to_have_count(1)
     await expect(ann.locator("svg.spacewar-ha .cell.movable")).to_have_count(0)
     await expect(status(ann)).to_have_text("White to act, turn 5.")
@@ -172,10 +172,10 @@ async def test_two_passes_without_pieces_draw(browser: Browser, gateway: str) ->
             "Black to act, turn 5; the last turn was a pass (a second pass draws)."
         )
     # HA-8.2: Black passes too: drawn
-    await expect(bob.get_by_text("Your move.")).to_be_visible(timeout=SLOW)
+    await expect(bob.get_by_text("Your move", exact=True)).to_be_visible(timeout=SLOW)
     await bob.locator('.ha-pass button[data-action="pass"]').click()
     for page in (ann, bob):
-        await expect(page.get_by_text("Result 1/2-1/2 (double pass)", exact=True)).to_be_visible()
+        await expect(page.locator('p.result[title="1/2-1/2 (double pass)"]')).to_be_visible()
         await expect(status(page)).to_have_text("Game over: 1/2-1/2 (double pass).")
         await expect(moves(page)).to_have_text(["pass", "pass"])
         await label(page, "d7", "Black Base, Repair 36, Supply 72")

@@ -51,7 +51,7 @@ async def centres(page: Page, *names: str) -> list[tuple[float, float]]:
 async def click_move(page: Page, start: str, end: str, text: str, targets: int) -> None:
     """The player clicks his man on `start` (its `targets` legal destinations light up), then
     the highlighted `end`: the move `text` is made."""
-    await expect(page.get_by_text("Your move.")).to_be_visible(timeout=SLOW)
+    await expect(page.get_by_text("Your move", exact=True)).to_be_visible(timeout=SLOW)
     await cell(page, start).click()
     await expect(page.locator("svg.yiora .cell.target")).to_have_count(targets)
     await expect(cell(page, end)).to_have_class(re.compile(r"\btarget\b"))
@@ -89,9 +89,10 @@ async def test_four_players_play_both_games_of_secondary_basic_to_checkmate(
 
     # YI-8.3: four seats, White, Black, Gold and Silver; the board shows both games' men
     # (YI-8.1: wsq on the white squares, one column on)
+    sides = ("White", "Black", "Gold", "Silver")  # each seat by its side's name (issue 23)
     for you, page in enumerate(pages):
         await expect(page.locator(".players li")).to_have_text(
-            [f"seat {s}: {name}{' (you)' if s == you else ''}" for s, name in enumerate(FOUR)]
+            [f"{sides[s]}: {name}{' (you)' if s == you else ''}" for s, name in enumerate(FOUR)]
         )
         for square, man in (("A19", "Black overlord"), ("A20", "Silver overlord"),
                             ("A2", "Gold overlord"), ("O34", "Silver pawn"),
@@ -106,7 +107,7 @@ async def test_four_players_play_both_games_of_secondary_basic_to_checkmate(
 
     # YI-8.3: the games run independently: Black and Gold are to move at once, White and
     # Silver wait, and nobody is offered a man of the other game
-    await expect(ann.get_by_text("Waiting for seat 1, 2.")).to_be_visible()
+    await expect(ann.get_by_text("BobYi and CatYi to move", exact=True)).to_be_visible()
     for page in (ann, dan):
         await expect(page.locator("svg.yiora .cell.movable")).to_have_count(0)
     await expect(cat.locator("svg.yiora .cell.movable")).to_have_count(1)  # R5: Gold's Mage
@@ -120,20 +121,20 @@ async def test_four_players_play_both_games_of_secondary_basic_to_checkmate(
         await expect(cell(page, "A19")).to_have_attribute(
             "aria-label", "A19: Black overlord, threatened"
         )
-    await expect(dan.get_by_text("Your move.")).to_be_visible()
-    await expect(bob.get_by_text(re.compile(r"^Result "))).to_have_count(0)
+    await expect(dan.get_by_text("Your move", exact=True)).to_be_visible()
+    await expect(bob.locator("p.result")).to_have_count(0)
     await click_move(dan, "A26", "A28", PLAYED[3], targets=11)
 
     # YI-8.3, YI-8.4.3: each player has his own game's result: White and Silver won
     for page in pages:
         await expect(moves(page)).to_have_text(PLAYED)
-        await expect(page.get_by_text("Result 1-0-0-1 (checkmate)", exact=True)).to_be_visible()
+        await expect(page.locator('p.result[title="1-0-0-1 (checkmate)"]')).to_be_visible()
         await expect(game_status(page, "wsq")).to_contain_text("Gold v Silver: 0-1 (checkmate)")
         await expect(cell(page, "A2")).to_have_attribute(
             "aria-label", "A2: Gold overlord, threatened"
         )
         await expect(cell(page, "A28")).to_have_class(re.compile(r"\blast\b"))
-        await expect(page.get_by_text("Your move.")).to_have_count(0)
+        await expect(page.get_by_text("Your move", exact=True)).to_have_count(0)
         await expect(page.get_by_role("button", name="resign")).to_have_count(0)
 
 
@@ -170,7 +171,7 @@ async def test_primary_from_a_set_position_to_checkmate_by_a_pawn_that_turns(
     # YI-0.1: only the black squares are played: a white square is no button
     await expect(cell(ann, "A10")).to_have_attribute("aria-hidden", "true")
     await expect(cell(ann, "A10").and_(ann.get_by_role("button"))).to_have_count(0)
-    await expect(ann.get_by_text("Your move.")).to_be_visible()
+    await expect(ann.get_by_text("Your move", exact=True)).to_be_visible()
 
     # by keyboard: the arrows go round the ring to the next black square; Enter picks the Pawn
     # and lights its destinations, Enter again drops it
@@ -191,7 +192,7 @@ async def test_primary_from_a_set_position_to_checkmate_by_a_pawn_that_turns(
     await click_move(ann, "A11", "I16", "A11-I16", targets=len(PAWN_TARGETS))
     # YI-6.3.1, YI-7.1: the checkmated side loses; its Overlord is flagged (YI-6.1)
     for page in (ann, bob):
-        await expect(page.get_by_text("Result 1-0 (checkmate)", exact=True)).to_be_visible()
+        await expect(page.locator('p.result[title="1-0 (checkmate)"]')).to_be_visible()
         await expect(moves(page)).to_have_text(["A11-I16"])
         await expect(cell(page, "A19")).to_have_attribute(
             "aria-label", "A19: Black overlord, threatened"
