@@ -213,3 +213,19 @@ async def test_a_person_plays_the_house_bot_in_the_browser(browser: Browser, gat
     await expect(moves.first).to_have_text("IE2-IE4")
     await expect(moves.nth(1)).to_be_visible()  # the bot's answer (a move, or demand-mate first)
     await expect(ann.get_by_text("Your move", exact=True)).to_be_visible()
+
+
+async def test_a_draw_offer_is_a_sentence_with_its_answers(browser: Browser, gateway: str) -> None:
+    """Issue 23: "a draw offer ... is a sentence with buttons". Ann offers a draw on her turn
+    (C3-7.7); Bob's page says she does, with Accept and Decline; he accepts, and both pages say
+    the game is drawn by agreement, in words."""
+    # C3-7.7
+    ann, bob = await meet(browser, gateway, "chess3d")
+    await expect(ann.get_by_text("Your move", exact=True)).to_be_visible()
+    await ann.get_by_role("button", name="offer draw").click()
+    offer = bob.locator("p.offer")
+    await expect(offer).to_have_text(re.compile(r"^Ann offers a draw\. Accept\s+Decline$"))
+    await offer.get_by_role("button", name="Accept").click()
+    for page in (ann, bob):
+        await expect(page.get_by_text("Drawn by agreement", exact=True)).to_be_visible()
+        await expect(page.locator("p.offer")).to_have_count(0)

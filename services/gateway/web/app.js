@@ -760,10 +760,17 @@ async function gamePage(gameId) {
       page.typed = "";
       if (text && connection.state !== "offline") send(text);
     } }, fieldset);
-    const commands = ["offer-draw", "accept-draw", "decline-draw", "resign"]
-      .filter((c) => view.legal.includes(c))
-      .map((c) => h("button", { onclick: () => send(c), class: c, disabled: offline },
-                    c.replace("-", " ")));
+    const button = (c, label) => h("button", { onclick: () => send(c), class: c,
+                                               disabled: offline }, label);
+    const commands = ["offer-draw", "resign"].filter((c) => view.legal.includes(c))
+      .map((c) => button(c, c.replace("-", " ")));
+    // A draw offered to you: a sentence with its answers (issue 23).
+    const offeredBy = page.table.seated.find((s) => s.seat === view.board?.draw_offer)?.name;
+    const offer = view.legal.includes("accept-draw") && !replay
+      ? h("p", { class: "offer", role: "status" },
+          `${offeredBy ?? "Your opponent"} offers a draw. `, button("accept-draw", "Accept"), " ",
+          view.legal.includes("decline-draw") ? button("decline-draw", "Decline") : null)
+      : null;
     const list = h("ol", { class: "moves", "aria-label": "moves" },
                    played.map((m, i) => h("li", {
                      class: replay && m.version > replay.at ? "ahead" : null,
@@ -772,7 +779,7 @@ async function gamePage(gameId) {
     side.replaceChildren(...[
       h("h1", {}, `${view.ruleset}${view.variant ? ` (${view.variant})` : ""}`),
       words.you_play ? h("p", { class: "you-play" }, words.you_play) : null,
-      result, clocks(view, you), h("ul", { class: "players" }, players), waiting, clock,
+      result, offer, clocks(view, you), h("ul", { class: "players" }, players), waiting, clock,
       errorBox(page.error, view.ruleset),
       rematchPanel(view, you),
       view.legal.length && !replay ? actions : null,
@@ -783,6 +790,7 @@ async function gamePage(gameId) {
         h("a", { href: `#/audit/${gameId}` }, "Audit"), " · ",
         h("a", { href: "#/" }, "Lobby"))].filter(Boolean));
     if (refocus) typed.focus();
+    if (!replay) list.scrollTop = list.scrollHeight; // the newest move in sight, never cut
   }
 
   /** The chess clocks (view.clock): each seat's time, the running ones counting down from
