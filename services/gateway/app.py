@@ -373,7 +373,8 @@ async def play_bots(request: Request[Any, Any, Any]) -> dict[str, Any]:
     req = decode(await request.body(), OpenChallenge)
     gateway.bots.check_room()
     table = await gateway.lobby.against_bots(player, req.ruleset, req.variant, req.position,
-                                             req.seat, req.move_deadline_ms)  # fmt: skip
+                                             req.seat, req.move_deadline_ms,
+                                             req.rated)  # fmt: skip
     await gateway.bots.start(table)
     return {"game_id": table.game_id}
 

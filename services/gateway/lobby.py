@@ -422,12 +422,17 @@ class Lobby:
         return out
 
     async def against_bots(self, player: Player, ruleset: str, variant: str, position: str,
-                           seat: int, move_deadline_ms: int = 0) -> Table:  # fmt: skip
+                           seat: int, move_deadline_ms: int = 0,
+                           rated: bool = False) -> Table:  # fmt: skip
         """A game with the player at `seat` and a house bot at every other seat, with a time
         per move (BOT_MOVE_DEADLINE_MS unless asked), at most BOT_GAMES_PER_PLAYER unfinished
         at once per player. Each bot seat is recorded with its secret (see HouseBots); the
-        caller starts the bots (the returned table holds their tokens)."""
+        caller starts the bots (the returned table holds their tokens). Rated (an account's
+        two-seat game: one player in several seats is never rated), the house bot has a rating
+        of its own, as the player id BOT."""
         created = find_ruleset(ruleset).create(variant, position)  # VariantError: typed
+        if rated:
+            _rated_needs_an_account(player)
         if not 0 <= seat < created.seats:
             raise refuse(ErrorCode.UNKNOWN_SEAT, f"{ruleset} seats 0 to {created.seats - 1}")
         seated = [Seated(s, player.id, player.name) if s == seat else Seated(s, BOT, "House bot")
@@ -441,7 +446,7 @@ class Lobby:
             await self._check_bot_cap(mine, pending)
             game = await self.client.create_game(
                 ruleset, variant, players=[s.player for s in seated], position=position,
-                move_deadline_ms=move_deadline_ms or BOT_MOVE_DEADLINE_MS)  # fmt: skip
+                move_deadline_ms=move_deadline_ms or BOT_MOVE_DEADLINE_MS, rated=rated)  # fmt: skip
             await self.seat(game.game_id, created.seats, seated,
                             {g.seat: g.token for g in game.seats}, [player])  # fmt: skip
             bots = {str(s.seat): secrets.token_hex(32) for s in seated if s.player == BOT}

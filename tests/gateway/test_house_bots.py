@@ -276,3 +276,26 @@ async def test_a_bot_seat_is_played_by_one_gateway_at_a_time(
         await second.stop()
         await store.aclose()
         await nc.drain()
+
+
+async def test_a_rated_game_against_the_house_rates_the_house_bot_too(
+    people: Any, store: EventStore
+) -> None:
+    """Issue 23: house bots have ratings of their own. An account's rated game against the
+    house names the bot's player id in its rated GameCreated; a guest's is refused (guests play
+    casual only) and makes nothing."""
+    ann = people()
+    made = await ann.post("/api/accounts", {"name": f"Ann {secrets.token_hex(3)}",
+                                            "password": "correct horse battery"})  # fmt: skip
+    assert made.status_code == 201, made.text
+    game = await ann.post("/api/bots", {"ruleset": "chess3d", "rated": True})
+    assert game.status_code == 201, game.text
+    first = (await store.read_all(game.json()["game_id"]))[0]
+    created = msgspec.json.decode(first.body)
+    assert created["rated"] is True
+    assert created["players"] == [made.json()["id"], "bot"]
+    guest = people()
+    await guest.sign_in("Gus")
+    refused = await guest.post("/api/bots", {"ruleset": "chess3d", "rated": True})
+    assert refused.status_code == 403, refused.text
+    assert refused.json()["error"]["code"] == ErrorCode.FORBIDDEN
