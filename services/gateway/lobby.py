@@ -28,6 +28,7 @@ from domain.core.variant import describe
 from domain.registry import RULESETS, find_ruleset
 from services.client.client import Client, TabulaError
 from services.gateway.people import Player, refuse, text
+from services.gateway.results import result_words, spectator_words
 from services.runtime import keys
 from services.runtime.database import connected
 
@@ -120,13 +121,30 @@ class Listed(msgspec.Struct, frozen=True, kw_only=True):
     reason: str | None = None
     seat: int | None = None  # the player's own, in its games
     seated: list[Seated] = []
+    words: str | None = (
+        None  # the result in words: the player's ("Won by checkmate"), else anyone's
+    )
+
+
+def _listed(row: tuple[Any, ...], names: dict[tuple[str, int], Seated]) -> Listed:
+    """A read-model row (lobby's _LISTED and the seat) as listed, its result in words."""
+    game_id, ruleset, variant, players, created, ended, result, reason, winners, seat = row
+    seated = [names.get((game_id, i)) or Seated(i, p, p) for i, p in enumerate(players)]
+    if seat is None:
+        words = spectator_words(ruleset, result, reason, winners, [s.name for s in seated])
+    else:
+        words = result_words(ruleset, seat, winners, result, reason)
+    return Listed(game_id=game_id, ruleset=ruleset, variant=variant,
+                  created_ms=_ms(created) or 0, ended_ms=_ms(ended), result=result,
+                  reason=reason, seat=seat, seated=seated, words=words)  # fmt: skip
 
 
 def _ms(at: datetime | None) -> int | None:
     return None if at is None else int(at.timestamp() * 1000)
 
 
-_LISTED = "g.game_id, g.ruleset, g.variant, g.players, g.created_at, g.ended_at, g.result, g.reason"
+_LISTED = ("g.game_id, g.ruleset, g.variant, g.players, g.created_at, g.ended_at, g.result, "
+           "g.reason, g.winners")  # fmt: skip
 _NEWEST = f"SELECT {_LISTED}, NULL FROM games g ORDER BY g.created_at DESC, g.game_id LIMIT %s"
 _MINE = (f"SELECT {_LISTED}, p.seat FROM player_games p JOIN games g USING (game_id) "
          "WHERE p.player = %s ORDER BY p.created_at DESC, p.game_id LIMIT %s")  # fmt: skip
@@ -588,13 +606,7 @@ class Lobby:
                             error=repr(exc))  # fmt: skip
             else:
                 names = await self._names([r[0] for r in rows])
-                return [Listed(game_id=game_id, ruleset=ruleset, variant=variant,
-                               created_ms=_ms(created) or 0, ended_ms=_ms(ended), result=result,
-                               reason=reason, seat=seat,
-                               seated=[names.get((game_id, i)) or Seated(i, p, p)
-                                       for i, p in enumerate(players)])
-                        for game_id, ruleset, variant, players, created, ended, result, reason,
-                        seat in rows]  # fmt: skip
+                return [_listed(row, names) for row in rows]
         ids = await self._newest(keys.player_games_key(player.id) if player else
                                  keys.GATEWAY_GAMES)  # fmt: skip
         names = await self._names(ids)

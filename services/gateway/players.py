@@ -21,14 +21,13 @@ from litestar import Request, get
 from litestar.params import FromPath, FromQuery
 
 from contracts.errors import ErrorCode
-from domain.core.words import join
 from domain.ratings.games import GLICKO2, PROVISIONAL_SIGMA, provisional
 from domain.ratings.glicko2 import PROVISIONAL_DEVIATION, Glicko, shown
 from domain.ratings.multi import Skill
 from domain.registry import RULESETS
-from domain.words import words_for
 from services.gateway.lobby import Lobby, ReadModel, Seated
 from services.gateway.people import Accounts, refuse
+from services.gateway.results import outcome, result_words
 
 if TYPE_CHECKING:
     from services.gateway.app import Gateway
@@ -230,32 +229,6 @@ def displayed(r: Glicko | Skill) -> tuple[float, float]:
     if isinstance(r, Glicko):
         return shown(r), round(r.deviation)
     return round(r.ordinal, 1), round(r.sigma, 2)
-
-
-def outcome(seat: int, winners: Sequence[int] | None, result: str | None) -> str | None:
-    """Won, lost or drawn, for `seat`: among the winners, or not while others won, or neither.
-    (A seat wins with its side; Yiora's independent games at one table are not told apart.)"""
-    if result is None:
-        return None
-    won = list(winners or [])
-    if seat in won:
-        return "won"
-    return "lost" if won else "drawn"
-
-
-def result_words(ruleset: str, seat: int, winners: Sequence[int] | None, result: str | None,
-                 reason: str | None) -> str | None:  # fmt: skip
-    """ "Won by checkmate", "Lost: your Command ship ran out of energy", "Drawn by agreement":
-    the ruleset's phrase for the reason, as the seat's player reads it."""
-    how = outcome(seat, winners, result)
-    if how is None:
-        return None
-    phrase = words_for(ruleset).reason(reason) if reason else None
-    if how == "won":
-        return join("Won", phrase.won if phrase else "")
-    if how == "lost":
-        return join("Lost", phrase.for_loser() if phrase else "")
-    return join("Drawn", phrase.for_draw() if phrase else "")
 
 
 def seated(game_id: str, players: Sequence[str], names: dict[tuple[str, int], Seated],

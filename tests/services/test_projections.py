@@ -496,7 +496,7 @@ async def test_the_lobby_lists_the_projected_games(
 ) -> None:  # fmt: skip
     """A gateway with the read model (its role's DATABASE_URL): Ann and Bob's game, once
     projected, is in Ann's games and the recent games with its ruleset, who sits where by
-    name, and its result once it has ended."""
+    name, and its result once it has ended, in words."""
     settings = dataclasses.replace(role_settings("gateway"),
                                    database_url=postgres.url("gateway"))  # fmt: skip
     sock = listen("127.0.0.1", 0)
@@ -538,6 +538,9 @@ async def test_the_lobby_lists_the_projected_games(
             ]
             assert listed["recent"][0]["seat"] is None
             assert listed["recent"][0]["seated"] == game["seated"]
+            # In words (issue 23): Ann's own, and anyone's
+            assert game["words"] == "Won by resignation"
+            assert listed["recent"][0]["words"] == "Ann won by resignation"
         finally:
             await ann.close()
             await bob.close()

@@ -416,7 +416,7 @@ function gameList(title, games) {
       s.player ? h("a", { href: `#/players/${encodeURIComponent(s.player)}` }, s.name || s.player)
                : s.name || "anonymous"]);
     const who = others.length ? [g.seat === null ? "" : "against ", ...others] : "";
-    const result = g.result ? `${g.result}${g.reason ? ` by ${g.reason}` : ""}`
+    const result = g.result ? (g.words ?? `${g.result}${g.reason ? ` (${g.reason})` : ""}`)
                             : (g.ruleset ? "in play" : "");
     const when = g.created_ms ? new Date(g.created_ms).toLocaleString() : "";
     return h("li", {}, h("a", { href: `#/games/${g.game_id}`, title: g.game_id }, what),
