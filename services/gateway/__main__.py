@@ -45,7 +45,8 @@ async def serving(
     or Ctrl-C; stopped and closed on exit."""
     door_config = door_config or Door.from_env(os.environ)
     hosts = door_config.hosts(sock)  # before connecting: a ValueError says what to configure
-    nc = await bus.connect(settings.nats_url, name="tabula-gateway", max_reconnect_attempts=-1)
+    nc = await bus.connect(settings.nats_url, name="tabula-gateway", max_reconnect_attempts=-1,
+                           error_cb=bus.log_bus_error)  # fmt: skip
     redis = eventstore.connect(settings.redis_url)
     client = Client(nc, remember=False, retries=3)  # a person's request: answered soon
     lobby = Lobby(redis, client, database_url=settings.database_url)

@@ -51,16 +51,15 @@ def backoff(attempt: int, base: float) -> float:
     return random.uniform(0, min(base * 2**attempt, BACKOFF_CAP_S))
 
 
-async def _bus_error(exc: Exception) -> None:
-    """nats-py's errors (a node gone, a reconnect refused) as one line each: its default prints
-    a traceback for every reconnect attempt while the bus is away."""
+async def log_bus_error(exc: Exception) -> None:
+    """A service's nats-py errors (a node gone, a reconnect refused) as one log line each: its
+    default prints a traceback for every reconnect attempt while the bus is away."""
     structlog.get_logger().warning("bus error", error=repr(exc))
 
 
 async def connect(url: str, **options: Any) -> NATS:
     """Connect to the bus at `url`, or to any node of a cluster whose URLs are comma-separated
     (the client moves to another node when one fails: the same users are on every node)."""
-    options.setdefault("error_cb", _bus_error)
     urls = [u.strip() for u in url.split(",")]
     parts = urlsplit(urls[0])
     if parts.username:

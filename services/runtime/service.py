@@ -264,9 +264,8 @@ async def serve(
     # events to keep its cache current; its own are applied already). No service needs them.
     exporter = metrics.serve(settings.metrics_port, settings.metrics_host) \
         if settings.metrics_port else None  # fmt: skip
-    nc = await bus.connect(
-        settings.nats_url, max_reconnect_attempts=-1, no_echo=True, closed_cb=on_closed
-    )
+    nc = await bus.connect(settings.nats_url, max_reconnect_attempts=-1, no_echo=True,
+                           closed_cb=on_closed, error_cb=bus.log_bus_error)  # fmt: skip
     redis = eventstore.connect(settings.redis_url)
     app: ServiceApp | None = None
     try:
