@@ -2,8 +2,9 @@
 
 The commands live by concern: stack_commands (keys, access, up, demo), records (games, log,
 replay, verify, audit, export, import), fair (the `fair` group), projections (the read model's
-`rebuild`, and `ratings`), analysis (perft, legal, rulesets, schema); common holds what they
-share (the consoles, the settings, reading the store).
+`rebuild`, and `ratings`), analysis (perft, legal, rulesets, schema), duel (bot levels against
+each other, in process); common holds what they share (the consoles, the settings, reading the
+store).
 
 Each command's module is imported only when that command runs or shows its help (`tabula
 --help`, listing them all, imports them all): the rulesets, NATS and Redis take most of a
@@ -33,6 +34,7 @@ COMMANDS = {
     "import": ("services.cli.records", "import_game"),
     "perft": ("services.cli.analysis", "perft"),
     "legal": ("services.cli.analysis", "legal"),
+    "duel": ("services.cli.duel", "duel"),
     "rulesets": ("services.cli.analysis", "rulesets"),
     "schema": ("services.cli.analysis", "schema"),
     "fair": ("services.cli.fair", "fair"),

@@ -1,0 +1,104 @@
+"""Bot levels (issue 24): what a person picks, 1 (random play) to 5 (the largest search budget).
+
+Level 1 plays a uniformly random legal action; levels 2 to 5 search with `domain.search.mcts`
+over budgets four times larger each step (UCT's strength grows roughly with the log of its
+iterations, so equal ratios make roughly equal steps). The budgets are iterations, not seconds:
+the domain reads no clock, and the same seed then gives the same move on any machine. Level 3
+is held to about a second a move on a small machine (two cores), Spacewar's by a smaller
+budget (COSTLY).
+
+Pure, like the rest of the domain: randomness comes from the integer seed through `SplitMix`.
+"""
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+from domain.core.ruleset import Ruleset, bot_policy_of
+from domain.search.mcts import AGREEMENT_VERBS, SplitMix, search
+
+
+@dataclass(frozen=True, slots=True)
+class Level:
+    """A bot's strength: `iterations` of search a move (0: random play, no search), each
+    playout cut after `playout_limit` plies."""
+
+    number: int
+    name: str
+    iterations: int
+    playout_limit: int
+
+
+# Playouts are cut short (scored as a draw, no evaluation yet) so a budget buys many of them:
+# a random playout to a game's natural end runs to thousands of plies in most of these games.
+LEVELS: Final[tuple[Level, ...]] = (
+    Level(1, "random", 0, 0),
+    Level(2, "novice", 25, 40),
+    Level(3, "club", 100, 40),
+    Level(4, "strong", 400, 60),
+    Level(5, "master", 1600, 80),
+)
+
+# Rulesets whose playouts cost far more than the others', and how many times fewer iterations
+# their levels search, so that level 3 stays near a second a move: Spacewar lists its legal
+# moves in about 3 ms (its field checks), where the others take well under one; its level 3
+# at the full budget measured 5.6 to 6.6 s a move, against 0.1 to 0.8 s for every other.
+COSTLY: Final[dict[str, int]] = {"spacewar": 8}
+
+
+def iterations(at: Level, ruleset: Ruleset[Any, Any]) -> int:
+    """The iterations level `at` searches a move of `ruleset` (0: no search)."""
+    if at.iterations == 0:
+        return 0
+    return max(1, at.iterations // COSTLY.get(ruleset.name, 1))
+
+
+def level(number: int) -> Level:
+    """The level numbered `number`; ValueError for any other number."""
+    for known in LEVELS:
+        if known.number == number:
+            return known
+    raise ValueError(f"no bot level {number} (levels: 1 to {len(LEVELS)})")
+
+
+def _is_agreement(text: str) -> bool:
+    """A resignation or a draw agreement, with or without a game prefix (`bsq:resign`)."""
+    return text.rpartition(":")[2].strip() in AGREEMENT_VERBS
+
+
+def random_action(ruleset: Ruleset[Any, Any], state: Any, seat: int, rng: SplitMix) -> Any:
+    """A uniformly random legal action of `seat` that is not a resignation or draw agreement
+    (random play should play, not give up); when it has none, the ruleset's own bot's choice
+    (a placement, which `legal_actions` does not list); None: nothing to do."""
+    actions: Sequence[Any] = ruleset.legal_actions(state, seat)
+    moves = [a for a in actions if not _is_agreement(ruleset.format_action(state, a))]
+    if moves:
+        return moves[rng.randrange(len(moves))]
+    return _own_bot(ruleset, state, seat, rng)
+
+
+def _own_bot(ruleset: Ruleset[Any, Any], state: Any, seat: int, rng: SplitMix) -> Any:
+    own = bot_policy_of(ruleset)
+    return None if own is None else own.bot_action(state, seat, rng.randrange)
+
+
+def choose(ruleset: Ruleset[Any, Any], state: Any, seat: int, at: Level, seed: int) -> Any:
+    """`seat`'s action in `state` (the ruleset's own state) at level `at`, drawn from `seed`:
+    the same arguments give the same action. None: the seat has nothing to do now.
+
+    Where the search has nothing to search (a placement phase: Yavoch's ships are placed by
+    the ruleset's own bot), the ruleset's own bot chooses, else a random legal action."""
+    rng = SplitMix(seed)
+    budget = iterations(at, ruleset)
+    if budget == 0:
+        return random_action(ruleset, state, seat, rng)
+    try:
+        found = search(ruleset, state, seat, iterations=budget, seed=seed,
+                       playout_limit=at.playout_limit)  # fmt: skip
+    except ValueError:
+        own = _own_bot(ruleset, state, seat, rng)
+        return own if own is not None else random_action(ruleset, state, seat, rng)
+    return found.action
+
+
+__all__ = ["COSTLY", "LEVELS", "Level", "choose", "iterations", "level", "random_action"]
