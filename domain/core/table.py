@@ -58,6 +58,7 @@ from domain.core.outcome import Outcome, Sides, draw, ended, lose
 from domain.core.ruleset import (
     Decided,
     Decision,
+    DrawRequest,
     DrawResult,
     Forfeit,
     HiddenSetup,
@@ -434,6 +435,31 @@ def _number(table: Table, need: NeedDraws, given: Sequence[DrawResult]) -> NeedD
         else:
             numbered.append(replace(request, nonce=None))
     return NeedDraws(tuple(numbered))
+
+
+def fulfil(
+    requests: Sequence[DrawRequest], server_seed: str, game_id: str, mix: str
+) -> list[DrawResult]:
+    """What the randomness service answers to the table's numbered draw requests (fair-play 2),
+    for play in process (a duel, the tests): the same functions of the seeds."""
+    results = []
+    for r in requests:
+        if r.kind == "salt":
+            salt = fairplay.card_salt(server_seed, game_id, r.n)
+            results.append(DrawResult(None, r.kind, r.n, r.purpose, salt=salt))
+            continue
+        assert r.nonce is not None, "the table numbers every nonce-consuming request"
+        args = (server_seed, game_id, mix, r.nonce, r.n)
+        if r.kind == "die":
+            values: tuple[int, ...] = (fairplay.die(*args),)
+        elif r.kind == "uniform":
+            values = (fairplay.uniform(*args),)
+        elif r.kind == "shuffle":
+            values = tuple(fairplay.shuffle(*args))
+        else:
+            raise ValueError(f"unknown draw kind {r.kind!r}")
+        results.append(DrawResult(r.nonce, r.kind, r.n, r.purpose, values))
+    return results
 
 
 def _draw_events(table: Table, draws: Sequence[DrawResult]) -> list[Event]:

@@ -23,7 +23,7 @@ from rich.markup import escape
 
 from contracts.events import SeedCommitted
 from domain import fairplay
-from domain.core import DrawRequest, DrawResult, NeedDraws, Rejection, Ruleset, VariantError
+from domain.core import DrawResult, NeedDraws, Rejection, Ruleset, VariantError
 from domain.core import table as tables
 from domain.registry import find_ruleset
 from domain.search.levels import LEVELS, Level, choose, level
@@ -56,30 +56,6 @@ def move_seed(seed: int, game: int, ply: int) -> int:
     return int.from_bytes(derive(seed, game, ply, "move")[:8], "big")
 
 
-def fulfil(
-    requests: Sequence[DrawRequest], server_seed: str, game_id: str, mix: str
-) -> list[DrawResult]:
-    """What the randomness service answers to the table's numbered draw requests (fair-play 2)."""
-    results = []
-    for r in requests:
-        if r.kind == "salt":
-            salt = fairplay.card_salt(server_seed, game_id, r.n)
-            results.append(DrawResult(None, r.kind, r.n, r.purpose, salt=salt))
-            continue
-        assert r.nonce is not None, "the table numbers every nonce-consuming request"
-        args = (server_seed, game_id, mix, r.nonce, r.n)
-        if r.kind == "die":
-            values: tuple[int, ...] = (fairplay.die(*args),)
-        elif r.kind == "uniform":
-            values = (fairplay.uniform(*args),)
-        elif r.kind == "shuffle":
-            values = tuple(fairplay.shuffle(*args))
-        else:
-            raise ValueError(f"unknown draw kind {r.kind!r}")
-        results.append(DrawResult(r.nonce, r.kind, r.n, r.purpose, values))
-    return results
-
-
 class DuelGame:
     """One game at a table, its seats played by levels: `levels[seat]`."""
 
@@ -107,7 +83,7 @@ class DuelGame:
         while isinstance(decision, NeedDraws):
             assert self.table.fair is not None
             mix = self.table.fair.mix
-            draws += fulfil(decision.requests, self.server_seed, self.game_id, mix)
+            draws += tables.fulfil(decision.requests, self.server_seed, self.game_id, mix)
             decision = tables.decide(self.table, seat, text, draws)
         if isinstance(decision, Rejection):
             raise RuntimeError(f"{self.game_id}: seat {seat}'s {text!r} refused: {decision}")

@@ -36,7 +36,7 @@ from domain.core import VariantError
 from domain.ratings.games import Finished, game_speed
 from services.runtime import metrics
 from services.runtime.codec import LogError, created, decode_event
-from services.runtime.database import connected
+from services.runtime.database import OneConnection
 from services.runtime.eventstore import EventStore
 from services.runtime.keys import GAMES_INDEX, meta_key
 
@@ -215,7 +215,7 @@ async def hot_pages(redis: Any) -> AsyncIterator[list[tuple[str, int | None]]]:
         start += INDEX_PAGE
 
 
-class Projector:
+class Projector(OneConnection):
     """Keeps the read model up with the logs, on one PostgreSQL connection (as the `projector`
     role: it alone writes the read model's tables) and the store's read-only `projector` user.
     Notices only say which game to look at; what is projected is always read from its log."""
@@ -234,14 +234,6 @@ class Projector:
         self.totals: Counter[str] = Counter()
         # How the worker runs: in a task the service's drain waits for (set by wire()).
         self.spawn: Callable[[Coroutine[Any, Any, None]], asyncio.Task[None]] = asyncio.create_task
-
-    async def connection(self) -> "psycopg.AsyncConnection[Any]":
-        self.conn = await connected(self.conn, self.database_url, autocommit=True)
-        return self.conn
-
-    async def close(self) -> None:
-        if self.conn is not None:
-            await self.conn.close()
 
     # -- cues -------------------------------------------------------------------------------
 

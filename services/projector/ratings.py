@@ -41,7 +41,7 @@ from domain.ratings.games import (
 )
 from services.projector.projections import GameRow, game_ids, moment, project
 from services.runtime.codec import LogError, created, decode_event
-from services.runtime.database import connected
+from services.runtime.database import OneConnection
 from services.runtime.eventstore import EventStore
 
 log = structlog.get_logger()
@@ -194,7 +194,7 @@ class Stale(Exception):
     """The read model and the logs (or another projector) disagree: left for the next round."""
 
 
-class RatingsPass:
+class RatingsPass(OneConnection):
     """Keeps the ratings up with the finished games, on a PostgreSQL connection of its own (as
     the `projector` role) and the projector's store."""
 
@@ -203,14 +203,6 @@ class RatingsPass:
         self.database_url = database_url
         self.conn: psycopg.AsyncConnection[Any] | None = None
         self.lock = asyncio.Lock()  # one round at a time on the one connection
-
-    async def connection(self) -> "psycopg.AsyncConnection[Any]":
-        self.conn = await connected(self.conn, self.database_url, autocommit=True)
-        return self.conn
-
-    async def close(self) -> None:
-        if self.conn is not None:
-            await self.conn.close()
 
     async def run(self) -> None:
         """One round (the periodic job): apply the settled candidates past the position."""

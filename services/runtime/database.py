@@ -14,3 +14,19 @@ async def connected(
     if conn is not None:
         await conn.close()
     return await psycopg.AsyncConnection.connect(url, **options)
+
+
+class OneConnection:
+    """A holder of one autocommit connection to `database_url`, made again when it broke (the
+    projector, its ratings pass). Its subclass sets `database_url` and `conn` (None)."""
+
+    database_url: str
+    conn: "psycopg.AsyncConnection[Any] | None"
+
+    async def connection(self) -> "psycopg.AsyncConnection[Any]":
+        self.conn = await connected(self.conn, self.database_url, autocommit=True)
+        return self.conn
+
+    async def close(self) -> None:
+        if self.conn is not None:
+            await self.conn.close()

@@ -15,35 +15,12 @@ import msgspec
 
 from contracts.events import Event, SeedCommitted, SeedRevealed
 from domain import fairplay
-from domain.core import Decision, DrawRequest, DrawResult, NeedDraws, Rejection, Ruleset
+from domain.core import Decision, DrawResult, NeedDraws, Rejection, Ruleset
 from domain.core import table as tables
+from domain.core.table import fulfil
 from tests.rulesets.race import RACE
 
 _SEED_ALPHABET = string.ascii_letters + string.digits + "_-"
-
-
-def fulfil(
-    requests: Sequence[DrawRequest], server_seed: str, game_id: str, mix: str
-) -> list[DrawResult]:
-    """What the randomness service answers to numbered draw requests (fair-play 2)."""
-    results = []
-    for r in requests:
-        if r.kind == "salt":
-            salt = fairplay.card_salt(server_seed, game_id, r.n)
-            results.append(DrawResult(None, r.kind, r.n, r.purpose, salt=salt))
-            continue
-        assert r.nonce is not None, "the table numbers every nonce-consuming request"
-        values: tuple[int, ...]
-        if r.kind == "die":
-            values = (fairplay.die(server_seed, game_id, mix, r.nonce, r.n),)
-        elif r.kind == "uniform":
-            values = (fairplay.uniform(server_seed, game_id, mix, r.nonce, r.n),)
-        elif r.kind == "shuffle":
-            values = tuple(fairplay.shuffle(server_seed, game_id, mix, r.nonce, r.n))
-        else:
-            raise ValueError(f"unknown draw kind {r.kind!r}")
-        results.append(DrawResult(r.nonce, r.kind, r.n, r.purpose, values))
-    return results
 
 
 def client_seed(rng: random.Random) -> str:
