@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test test-long test-faults test-cluster bench bench-archive bench-ratings screenshots lint schema clean
+.PHONY: run test test-long test-faults test-cluster bench bench-archive bench-ratings bench-ladder screenshots lint schema clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -57,6 +57,12 @@ bench-archive: $(STAMP)
 # Issue 23's figures: 1,000 rated 3-D Chess bot games, their ratings' spread, ratings --verify.
 bench-ratings: $(STAMP)
 	$(BIN)/python -m tests.bench.ratings --games 1000
+
+# Issue 24's ladder of bot levels: 9 rulesets and variants, pairs 3v1 2v1 3v2 4v3 5v4, 40 games
+# each, in worker processes. Many hours: it resumes from tests/bench/ladder.jsonl, so run it
+# again to go on. `python -m tests.bench.ladder --readme` then puts its table in README.md.
+bench-ladder: $(STAMP)
+	$(BIN)/python -m tests.bench.ladder
 
 # Each board in a browser, from a stack of its own, into docs/screenshots/.
 screenshots: $(STAMP) $(CHROMIUM)

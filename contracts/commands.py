@@ -163,6 +163,16 @@ class Cancel(Request, frozen=True, kw_only=True):
     owner: Owner
 
 
+class PlaySeat(Request, frozen=True, kw_only=True):
+    """The gateway's: play this seat with this token at this level until the game ends. Asked
+    again (a retry), it changes nothing; the seat is the bots' from the first answer."""
+
+    game_id: GameId
+    seat: Seat
+    token: Token
+    level: Annotated[int, msgspec.Meta(ge=1, le=5)]  # domain.search.levels.LEVELS
+
+
 class Reply(msgspec.Struct, frozen=True, kw_only=True, tag_field="reply"):
     pass
 
@@ -314,3 +324,9 @@ class Assignment(Reply, tag="assignment", frozen=True, kw_only=True):
     variant: str
     seat: int
     token: SealedBox  # the seat token (UTF-8), sealed to the Enqueue's reply_key
+
+
+class BotSeated(Reply, tag="bot-seated", frozen=True, kw_only=True):
+    game_id: str
+    seat: int
+    level: int

@@ -18,6 +18,7 @@ REQUESTS = (
     commands.RevealSeed,
     commands.Enqueue,
     commands.Cancel,
+    commands.PlaySeat,
 )
 REPLIES = tuple(commands.Reply.__subclasses__())
 RULESET_EVENTS = {

@@ -36,6 +36,11 @@ MATCH_ENQUEUE: Final = f"{PREFIX}.match.enqueue"
 MATCH_CANCEL: Final = f"{PREFIX}.match.cancel"
 MATCH_QUEUE: Final = "matchmaking"
 
+# The bots (services/bots): the gateway hands them a seat to play, with its token.
+BOTS_SERVICE: Final = "tabula-bots"
+BOTS_PLAY: Final = f"{PREFIX}.bots.play"
+BOTS_QUEUE: Final = "bots"
+
 
 ACT_PARTITIONS: Final = 16  # a change needs the bus's configuration and every replica's at once
 # The NATS server's subject mapping (every node the same): tabula.rules.act.<game_id> becomes

@@ -52,7 +52,7 @@ TARGETS = {
 }
 NATS_PORT, ROUTE_PORT, VALKEY_PORT, PG_PORT = 4222, 6222, 6379, 5432
 # The services and the gateway; those `tabula up` gives a DATABASE_URL (their own role's).
-ROLES = ("rules", "randomness", "matchmaking", "archiver", "projector", "gateway")
+ROLES = ("rules", "randomness", "matchmaking", "archiver", "projector", "bots", "gateway")
 DATABASE_ROLES = ("rules", "archiver", "projector", "gateway")
 
 

@@ -217,20 +217,23 @@ async def empty_queues(admin_redis_url: str) -> None:
 
 @pytest.fixture
 async def stack(
-    settings: Settings, role_settings: Callable[[str], Settings]
+    request: pytest.FixtureRequest, settings: Settings, role_settings: Callable[[str], Settings]
 ) -> AsyncIterator[Settings]:
-    """Rules, randomness and matchmaking, in-process, each as its own user; yields the player's
-    settings (the bus as players have it) with the store's admin as `admin_redis_url`."""
+    """Rules, randomness, matchmaking and the bots, in-process, each as its own user (a test
+    marked `without_bots` runs bots of its own); yields the player's settings (the bus as
+    players have it) with the store's admin as `admin_redis_url`."""
+    from services.bots.__main__ import build as bots
     from services.matchmaking.__main__ import build as matchmaking
     from services.randomness.__main__ import build as randomness
     from services.rules.__main__ import build as rules
 
     await empty_queues(settings.admin_redis_url)
-    async with (
-        running(rules, role_settings("rules")),
-        running(randomness, role_settings("randomness")),
-        running(matchmaking, role_settings("matchmaking")),
-    ):
+    async with contextlib.AsyncExitStack() as services:
+        await services.enter_async_context(running(rules, role_settings("rules")))
+        await services.enter_async_context(running(randomness, role_settings("randomness")))
+        await services.enter_async_context(running(matchmaking, role_settings("matchmaking")))
+        if request.node.get_closest_marker("without_bots") is None:
+            await services.enter_async_context(running(bots, role_settings("bots")))
         yield role_settings("player")
 
 

@@ -10,11 +10,12 @@ budget (COSTLY).
 Pure, like the rest of the domain: randomness comes from the integer seed through `SplitMix`.
 """
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
 from domain.core.ruleset import Ruleset, bot_policy_of
+from domain.search.help import help_for
 from domain.search.mcts import AGREEMENT_VERBS, SplitMix, search
 
 
@@ -82,23 +83,63 @@ def _own_bot(ruleset: Ruleset[Any, Any], state: Any, seat: int, rng: SplitMix) -
     return None if own is None else own.bot_action(state, seat, rng.randrange)
 
 
-def choose(ruleset: Ruleset[Any, Any], state: Any, seat: int, at: Level, seed: int) -> Any:
-    """`seat`'s action in `state` (the ruleset's own state) at level `at`, drawn from `seed`:
-    the same arguments give the same action. None: the seat has nothing to do now.
+@dataclass(frozen=True, slots=True)
+class Thought:
+    """A level's choice and what to log beside it: the action (None: nothing to do now), the
+    seed, the iterations searched (0: none) and how it was chosen ("random", "own-bot",
+    "search", "wins-at-once", "only-action")."""
+
+    action: Any
+    seed: int
+    iterations: int = 0
+    how: str = "random"
+
+
+def think(
+    ruleset: Ruleset[Any, Any],
+    state: Any,
+    seat: int,
+    at: Level,
+    seed: int,
+    should_stop: Callable[[], bool] | None = None,
+) -> Thought:
+    """`seat`'s action in `state` (the ruleset's own state, as the seat sees it) at level `at`,
+    drawn from `seed`: the same arguments give the same action. `should_stop` (the caller's
+    deadline, asked between iterations) may end a search early.
 
     Where the search has nothing to search (a placement phase: Yavoch's ships are placed by
-    the ruleset's own bot), the ruleset's own bot chooses, else a random legal action."""
+    the ruleset's own bot), the ruleset's own bot chooses, else a random legal action. The
+    ruleset's help (domain.search.help: evaluation, ordering, determinization) is used."""
     rng = SplitMix(seed)
     budget = iterations(at, ruleset)
     if budget == 0:
-        return random_action(ruleset, state, seat, rng)
+        return Thought(random_action(ruleset, state, seat, rng), seed)
+    aid = help_for(ruleset)
     try:
         found = search(ruleset, state, seat, iterations=budget, seed=seed,
-                       playout_limit=at.playout_limit)  # fmt: skip
+                       playout_limit=at.playout_limit, evaluate=aid.evaluate, order=aid.order,
+                       determinize=aid.determinize, should_stop=should_stop)  # fmt: skip
     except ValueError:
         own = _own_bot(ruleset, state, seat, rng)
-        return own if own is not None else random_action(ruleset, state, seat, rng)
-    return found.action
+        if own is not None:
+            return Thought(own, seed, how="own-bot")
+        return Thought(random_action(ruleset, state, seat, rng), seed)
+    return Thought(found.action, seed, found.iterations, found.reason)
 
 
-__all__ = ["COSTLY", "LEVELS", "Level", "choose", "iterations", "level", "random_action"]
+def choose(ruleset: Ruleset[Any, Any], state: Any, seat: int, at: Level, seed: int) -> Any:
+    """`think`'s action alone. None: the seat has nothing to do now."""
+    return think(ruleset, state, seat, at, seed).action
+
+
+__all__ = [
+    "COSTLY",
+    "LEVELS",
+    "Level",
+    "Thought",
+    "choose",
+    "iterations",
+    "level",
+    "random_action",
+    "think",
+]

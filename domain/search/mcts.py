@@ -20,10 +20,10 @@ iteration plays the actions again from the root. That one choice serves three th
 - hidden information: given a `Determinize` (the ruleset's business: a full state consistent
   with what `seat` sees), each iteration searches a fresh sample (single-observer information
   set MCTS, Cowling, Powley and Whitehouse 2012), and a child's exploration term counts the
-  iterations in which its action was available (its `available`), not its parent's visits. No
-  ruleset supplies one yet: a ruleset with hidden information (Cyvasse's hidden setup before it
-  is revealed, Yavoch's hands) must supply one before its bots may search a state they cannot
-  fully see; without it the search reads the state it is given as if all of it were known;
+  iterations in which its action was available (its `available`), not its parent's visits.
+  Full Yavoch supplies one (domain/yavoch/determinize.py: the other hand, face-down discards
+  and the pile); the other rulesets hide nothing in play (Cyvasse's setups are revealed before
+  it), and without one the search reads the state it is given as if all of it were known;
 - any number of seats: max-n (Luckhardt and Irani 1986). Each node's seat picks the child with
   the best mean score for itself, the scores being `Outcome.scores` per seat (teammates share
   their side's score). Paranoid search (everyone against the searching seat) is weaker when the
@@ -188,7 +188,7 @@ def search(
     candidates: list[tuple[Any, str]] = []
     losing: list[tuple[Any, str]] = []
     for action, text in root_actions:
-        verdict = _verdict(ruleset, state, seat, action, rng)
+        verdict = _verdict(ruleset, state, seat, action, rng, determinize)
         if verdict == "win":
             return Choice(action, text, (), 0, seed, "wins-at-once")
         (losing if verdict == "loss" else candidates).append((action, text))
@@ -261,18 +261,24 @@ def _end(outcome: Outcome | None, seat: int) -> str:
     return "win" if seat in outcome.winners else "loss"
 
 
-def _verdict(ruleset: Ruleset[Any, Any], state: Any, seat: int, action: Any, rng: Rng) -> str:
+def _verdict(ruleset: Ruleset[Any, Any], state: Any, seat: int, action: Any, rng: Rng,
+             determinize: Determinize | None = None) -> str:  # fmt: skip
     """ "win" or "loss" when the action ends the game so for `seat` under every sample of its
-    chance (one decision when it draws nothing); else ""."""
-    decided, drew = _decide(ruleset, state, seat, action, rng)
-    if isinstance(decided, Rejection):
-        return ""
-    first = _end(ruleset.outcome(decided.state), seat)
-    if not first or not drew:
+    chance and of what `seat` cannot see (one decision when it draws nothing and nothing is
+    hidden); else ""."""
+
+    def end() -> tuple[str, bool]:
+        sample = state if determinize is None else determinize.sample(state, seat, rng)
+        decided, drew = _decide(ruleset, sample, seat, action, rng)
+        if isinstance(decided, Rejection):
+            return "", drew
+        return _end(ruleset.outcome(decided.state), seat), drew
+
+    first, drew = end()
+    if not first or not (drew or determinize is not None):
         return first
     for _ in range(SAFETY_SAMPLES):
-        again, _drew = _decide(ruleset, state, seat, action, rng)
-        if isinstance(again, Rejection) or _end(ruleset.outcome(again.state), seat) != first:
+        if end()[0] != first:
             return ""
     return first
 

@@ -6,6 +6,11 @@ hidden setups are made as bots make them (services.client.bot.Seat, from a secre
 game and seat), and every draw is answered from the server seed and the seats' mix
 (domain.fairplay). Everything derives from `--seed`: a duel is repeatable.
 
+Each level plays from its own seat's view, as a hosted bot does: beside the true table the duel
+keeps one table per seat, folded from each event as `domain.core.table.visible` shows it to
+that seat (what the rules service sends the seat: the public form, or the whole event to the
+seats in its audience), so a level never reads another seat's cards or the deck's order.
+
 Side A plays seat 0 in odd-numbered games and seat 1 in even ones; with more than two seats,
 A plays the even seats in odd-numbered games and the odd seats in even ones. A game's share
 of its points (draws count 1/2) goes to `score A: X/N`, the last line.
@@ -21,7 +26,7 @@ import msgspec
 import typer
 from rich.markup import escape
 
-from contracts.events import SeedCommitted
+from contracts.events import Event, SeedCommitted
 from domain import fairplay
 from domain.core import DrawResult, NeedDraws, Rejection, Ruleset, VariantError
 from domain.core import table as tables
@@ -67,9 +72,10 @@ class DuelGame:
         self.server_seed = derive(seed, game, "server-seed").hex()
         created = msgspec.structs.replace(rs.create(variant), game_id=self.game_id)
         self.table = tables.open_table(rs, self.game_id, created)
+        self.views = [self.table] * created.seats  # each seat's table, as it sees the game
         if created.randomness:  # the randomness service's commitment comes first
             commitment = fairplay.seed_commitment(self.server_seed)
-            self.table = tables.evolve(self.table, SeedCommitted(commitment=commitment))
+            self.apply((SeedCommitted(commitment=commitment),))
         self.seats = [Seat(self.game_id, s, derive(seed, game, s, "seat"))
                       for s in range(created.seats)]  # fmt: skip
         self.plies = 0
@@ -87,9 +93,19 @@ class DuelGame:
             decision = tables.decide(self.table, seat, text, draws)
         if isinstance(decision, Rejection):
             raise RuntimeError(f"{self.game_id}: seat {seat}'s {text!r} refused: {decision}")
-        for event in decision:
-            self.table = tables.evolve(self.table, event)
+        self.apply(decision)
         self.last = seat
+
+    def apply(self, events: Sequence[Event]) -> None:
+        """Fold `events` into the true table, then each as its seat sees it into the seat's
+        table (seen from the table after them all, as the service publishes an append)."""
+        for event in events:
+            self.table = tables.evolve(self.table, event)
+        for seat in range(len(self.views)):
+            for event in events:
+                shown = tables.visible(self.table, event, seat)
+                if shown is not None:
+                    self.views[seat] = tables.evolve(self.views[seat], shown)
 
     def order(self, waiting: frozenset[int]) -> list[int]:
         """The seats waiting, round robin from the one after the last to act (fair to the
@@ -104,11 +120,12 @@ class DuelGame:
             if not waiting:
                 return False
             seat = self.order(waiting)[0]
-            self.act(seat, self.seats[seat].fair_play_action(self.table))
+            self.act(seat, self.seats[seat].fair_play_action(self.views[seat]))
             return True
-        rs, state = self.table.ruleset, self.table.game
+        rs = self.table.ruleset
         for seat in self.order(waiting):
             seed = move_seed(self.seed, self.game, self.plies)
+            state = self.views[seat].game
             action = choose(rs, state, seat, self.levels[seat], seed)
             if action is not None:
                 self.act(seat, rs.format_action(state, action))

@@ -54,6 +54,7 @@ SERVICES = (
     ("matchmaking", subjects.MATCH_SERVICE),
     ("archiver", subjects.ARCHIVER_SERVICE),
     ("projector", subjects.PROJECTOR_SERVICE),
+    ("bots", subjects.BOTS_SERVICE),
 )
 
 
@@ -299,7 +300,7 @@ async def _up(home: Path, rules_replicas: int, demo_games: int, host: str, port:
     ]
     # The archiver copies sealed games into PostgreSQL, and the projector keeps the read model
     # from the logs, each as its own role there.
-    for n in ("randomness", "matchmaking", "archiver", "projector"):
+    for n in ("randomness", "matchmaking", "archiver", "projector", "bots"):
         extra = {"DATABASE_URL": urls.postgres_for(n)} if n in ("archiver", "projector") else {}
         children += [Child(named(n, i), f"services.{n}", logs / f"{named(n, i)}.log",
                            env={**env(n), **extra}) for i in range(copies)]  # fmt: skip
@@ -340,7 +341,8 @@ async def _up(home: Path, rules_replicas: int, demo_games: int, host: str, port:
             user_pointer().write_bytes(msgspec.json.encode(pointer))
         console.print(
             f"[green]Tabula is up[/]: {len(children)} services "
-            f"({rules_replicas} rules replicas, the archiver, the projector and the gateway"
+            f"({rules_replicas} rules replicas, the archiver, the projector, the bots and the "
+            "gateway"
             + (f"; {copies} of each but rules" if copies > 1 else "")
             + f"); logs in {logs}"
         )
@@ -374,13 +376,15 @@ async def _up(home: Path, rules_replicas: int, demo_games: int, host: str, port:
         console.print("Tabula stopped.")
 
 
-# Who stops first: the intake (the gateway, the door from outside), then matchmaking (it makes
+# Who stops first: the intake (the gateway, the door from outside), then the bots (they act
+# through the rules service; their seats are in the store for the next start), then
+# matchmaking (it makes
 # games through the rules service), then the rules replicas (their commands in flight draw from
 # the randomness service), then randomness, then the archiver (it finishes the game in hand,
 # sealed by a rules replica now stopped), then the projector (the last events of all are
 # committed: it projects them). Each drains while everything it calls still runs;
 # nats-server, Valkey and PostgreSQL stop after all of them, in that order.
-STOP_ORDER = ("gateway", "matchmaking", "rules", "randomness", "archiver", "projector")
+STOP_ORDER = ("gateway", "bots", "matchmaking", "rules", "randomness", "archiver", "projector")
 
 
 async def stop_children(stage: list[Child]) -> None:

@@ -19,7 +19,7 @@ import hmac
 import random
 import secrets
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,6 +38,9 @@ from services.runtime.bus import TabulaError
 from services.runtime.codec import created
 
 Policy = Callable[[Ruleset[Any, Any], Any, int, random.Random], Any]
+# The game action of `seat` at the table as it sees it, at version `version` (its text, None:
+# nothing to do now): a policy that takes time (a search in another process).
+Think = Callable[[tables.Table, int, int], Awaitable[str | None]]
 NON_MOVES = frozenset({"resign", "offer-draw", "accept-draw", "decline-draw"})
 # Worth retrying with the same command: a service (randomness, the rules, the store) is briefly
 # away, or did not say whether it applied it.
@@ -95,6 +98,11 @@ class Seat:
     def command_id(self, version: int, kind: str = "act") -> str:
         """The id of the seat's command at `version`: one command, however often it is sent."""
         return f"bot{self.seat}-{kind}-{version}-{self._derive(f'{kind}:{version}').hex()[:16]}"
+
+    def move_seed(self, version: int) -> int:
+        """The seed of the seat's game action at `version`, as unguessable as the secret and
+        the same wherever the seat is resumed."""
+        return int.from_bytes(self._derive(f"move:{version}")[:8], "big")
 
     def make_setup(self, table: tables.Table) -> bytes:
         """The seat's hidden setup: drawn from the secret, so the same on every computation."""
@@ -180,9 +188,11 @@ async def claim_when_due(client: Client, me: Seat, token: str, version: int,
 async def play_seat(client: Client, game_id: str, seat: int, token: str, *,
                     policy: Policy = greedy_policy, seed: int | None = None,
                     on_event: Callable[[], None] | None = None,
-                    secret: bytes | None = None) -> BotResult:  # fmt: skip
+                    secret: bytes | None = None,
+                    think: Think | None = None) -> BotResult:  # fmt: skip
     """Play the seat to the game's end (sealed). `secret`: the seat's own (see Seat), for a
-    bot that may be resumed; `seed`: the policy's choices."""
+    bot that may be resumed; `seed`: the policy's choices; `think`, when given, chooses the
+    game actions instead of `policy`."""
     rng = random.Random(seed)
     me = Seat(game_id, seat, secret)
     table: tables.Table | None = None
@@ -221,10 +231,16 @@ async def play_seat(client: Client, game_id: str, seat: int, token: str, *,
                 # The events of one append arrive one by one: after a mating move the mated
                 # side may be "to act" until the GameEnded that follows it is read. Nothing to
                 # play: read on.
-                action = policy(rs, table.game, seat, rng)
-                if action is None:
-                    continue
-                text = rs.format_action(table.game, action)
+                if think is not None:
+                    found = await think(table, seat, stored.version)
+                    if found is None:
+                        continue
+                    text = found
+                else:
+                    action = policy(rs, table.game, seat, rng)
+                    if action is None:
+                        continue
+                    text = rs.format_action(table.game, action)
             else:
                 text = me.fair_play_action(table)
             if await send(client, me, token, text, stored.version):

@@ -25,7 +25,7 @@ from services.gateway.app import Gateway, build_app
 from services.gateway.door import Door, default_hosts, door, head_timeout
 from services.gateway.lobby import Lobby
 from services.gateway.people import Accounts, Limits, RateLimits, Sessions
-from services.gateway.play import HouseBots, Play, bot_lease_s
+from services.gateway.play import BotDesk, Play
 from services.gateway.queue import Queue
 from services.runtime import bus, config, eventstore, logging
 from services.runtime.config import Settings
@@ -52,9 +52,7 @@ async def serving(
     lobby = Lobby(redis, client, database_url=settings.database_url)
     started = asyncio.Event()
     limits = limits or Limits.parse(os.environ.get("TABULA_GATEWAY_LIMITS", "600,10,50"))
-    # A bot rides out an outage rather than failing its seat (TABULA_RETRY_DEADLINE_S).
-    bot_client = Client(nc, remember=False, retry_deadline=bus.retry_deadline_from_env())
-    bots = HouseBots(bot_client, lobby, bot_lease_s(os.environ))
+    bots = BotDesk(client, lobby)
     queue = Queue(client, lobby)
     gateway = Gateway(Sessions(redis), Accounts(redis), RateLimits(redis), limits, lobby,
                       Play(client, lobby), bots, queue)  # fmt: skip
@@ -73,7 +71,7 @@ async def serving(
     try:
         if task.done():
             task.result()  # raises what stopped it from starting
-        bots.begin()  # carry on the bot seats a gateway that died left unfinished
+        bots.begin()  # hand over the bot seats a gateway that died could not
         await queue.begin()  # seat its share of the assignments, cancel unseen places
         yield server, task
     finally:

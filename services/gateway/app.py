@@ -35,7 +35,7 @@ from contracts.errors import ErrorCode
 from domain.core import VariantError
 from services.client.client import TabulaError
 from services.gateway.door import OUTAGES, RULES_STYLE, Feeds, error_body
-from services.gateway.lobby import Lobby, ReadModel, rulesets
+from services.gateway.lobby import BOT_LEVEL, Lobby, ReadModel, rulesets
 from services.gateway.people import (
     NAME,
     Accounts,
@@ -46,7 +46,7 @@ from services.gateway.people import (
     Sessions,
     refuse,
 )
-from services.gateway.play import HouseBots, Play, words_of
+from services.gateway.play import BotDesk, Play, words_of
 from services.gateway.players import ROUTES as PLAYERS_ROUTES
 from services.gateway.players import Players
 from services.gateway.queue import Queue, shown
@@ -94,7 +94,7 @@ class Gateway:
     limits: Limits
     lobby: Lobby
     play: Play
-    bots: HouseBots
+    bots: BotDesk
     queue: Queue
 
 
@@ -119,6 +119,17 @@ class OpenChallenge(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fi
     rated: bool = False  # counts for the players' ratings (accounts only)
     # An account's name: the challenge is for that player alone, and not listed (issue 23)
     opponent: str = ""
+
+
+class PlayBots(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    ruleset: str
+    variant: str = ""
+    position: str = ""
+    seat: int = 0
+    move_deadline_ms: Annotated[int, msgspec.Meta(ge=0, le=30 * 86_400_000)] = 0
+    clock: Clock | None = None  # the bots think within their clock (services.bots.thinking)
+    rated: bool = False
+    level: Annotated[int, msgspec.Meta(ge=1, le=5)] = BOT_LEVEL  # domain.search.levels
 
 
 class JoinQueue(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -367,15 +378,15 @@ async def open_challenge(request: Request[Any, Any, Any]) -> Any:
 
 @post("/api/bots", status_code=201)
 async def play_bots(request: Request[Any, Any, Any]) -> dict[str, Any]:
-    """A game against house bots: the player at the seat asked for, a bot at every other."""
+    """A game against house bots: the player at the seat asked for, a bot of the level asked
+    at every other (played by the bots service, to which the seats are handed here)."""
     gateway = gateway_of(request)
     player = await signed_in(request)
-    req = decode(await request.body(), OpenChallenge)
-    gateway.bots.check_room()
+    req = decode(await request.body(), PlayBots)
     table = await gateway.lobby.against_bots(player, req.ruleset, req.variant, req.position,
-                                             req.seat, req.move_deadline_ms,
-                                             req.rated)  # fmt: skip
-    await gateway.bots.start(table)
+                                             req.seat, req.move_deadline_ms, req.rated,
+                                             req.level, req.clock)  # fmt: skip
+    await gateway.bots.hand_over(table)
     return {"game_id": table.game_id}
 
 

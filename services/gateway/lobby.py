@@ -26,6 +26,7 @@ from contracts.commands import Clock
 from contracts.errors import ErrorCode
 from domain.core.variant import describe
 from domain.registry import RULESETS, find_ruleset
+from domain.search import levels
 from services.client.client import Client, TabulaError
 from services.gateway.people import Player, refuse, text
 from services.gateway.results import result_words, spectator_words
@@ -40,13 +41,28 @@ OPEN_PER_PLAYER = 5
 CHALLENGE_TTL_S = 3600
 LISTED_PER_CHALLENGER = 3
 SCANNED = 10 * LISTED  # open challenges looked at for one listing, newest first
-BOT = "bot"  # the player id of the house bots
+BOT_LEVEL = 3  # the house bot's level when the person asks for none (domain.search.levels)
 # One person may not take every house bot and keep it: a few games at once, each with a time
 # per move (the bot claims the game once the person's time has run out).
 BOT_GAMES_PER_PLAYER = 3
 BOT_MOVE_DEADLINE_MS = 300_000  # 5 minutes a move, when the person asks for none
 PENDING_MS = 60_000  # a place held while a game is made lapses after this
 TABLES_KEPT = 10_000
+
+
+def bot_player(level: int) -> str:
+    """The player id of the house bot of `level`: each level has its rating. (No person's id
+    starts so: a guest's starts with g, an account's with a; "bot" alone was the one house
+    bot's before levels.)"""
+    return f"bot{level}"
+
+
+def is_bot(player: str) -> bool:
+    return player == "bot" or (player.startswith("bot") and player[3:].isdigit())
+
+
+def bot_name(level: int) -> str:
+    return f"Bot, level {level} ({levels.level(level).name})"
 
 
 class Invited(msgspec.Struct, frozen=True, kw_only=True):
@@ -440,20 +456,26 @@ class Lobby:
         return out
 
     async def against_bots(self, player: Player, ruleset: str, variant: str, position: str,
-                           seat: int, move_deadline_ms: int = 0,
-                           rated: bool = False) -> Table:  # fmt: skip
-        """A game with the player at `seat` and a house bot at every other seat, with a time
-        per move (BOT_MOVE_DEADLINE_MS unless asked), at most BOT_GAMES_PER_PLAYER unfinished
-        at once per player. Each bot seat is recorded with its secret (see HouseBots); the
-        caller starts the bots (the returned table holds their tokens). Rated (an account's
-        two-seat game: one player in several seats is never rated), the house bot has a rating
-        of its own, as the player id BOT."""
+                           seat: int, move_deadline_ms: int = 0, rated: bool = False,
+                           level: int = BOT_LEVEL,
+                           clock: Clock | None = None) -> Table:  # fmt: skip
+        """A game with the player at `seat` and a house bot of `level` at every other seat,
+        with a time per move (BOT_MOVE_DEADLINE_MS unless asked) or a clock, at most
+        BOT_GAMES_PER_PLAYER unfinished at once per player. Each bot seat is recorded to be
+        handed to the bots service (see BotDesk), which the caller asks (the returned table
+        holds the bots' tokens). Rated (an account's two-seat game: one player in several
+        seats is never rated), each level has a rating of its own, as its player id."""
         created = find_ruleset(ruleset).create(variant, position)  # VariantError: typed
+        try:
+            levels.level(level)
+        except ValueError as exc:
+            raise refuse(ErrorCode.MALFORMED, str(exc)) from None
         if rated:
             _rated_needs_an_account(player)
         if not 0 <= seat < created.seats:
             raise refuse(ErrorCode.UNKNOWN_SEAT, f"{ruleset} seats 0 to {created.seats - 1}")
-        seated = [Seated(s, player.id, player.name) if s == seat else Seated(s, BOT, "House bot")
+        seated = [Seated(s, player.id, player.name) if s == seat
+                  else Seated(s, bot_player(level), bot_name(level))
                   for s in range(created.seats)]  # fmt: skip
         mine = keys.player_bot_games_key(player.id)
         # A place held while the game is made, counted by any concurrent request: two at once
@@ -464,13 +486,13 @@ class Lobby:
             await self._check_bot_cap(mine, pending)
             game = await self.client.create_game(
                 ruleset, variant, players=[s.player for s in seated], position=position,
-                move_deadline_ms=move_deadline_ms or BOT_MOVE_DEADLINE_MS, rated=rated)  # fmt: skip
+                move_deadline_ms=0 if clock else move_deadline_ms or BOT_MOVE_DEADLINE_MS,
+                clock=clock, rated=rated)  # fmt: skip
             await self.seat(game.game_id, created.seats, seated,
                             {g.seat: g.token for g in game.seats}, [player])  # fmt: skip
-            bots = {str(s.seat): secrets.token_hex(32) for s in seated if s.player == BOT}
-            record: dict[str, str] = {"player": player.id, **bots}
-            secrets_key = keys.house_bot_key(game.game_id)
-            await self.redis.hset(secrets_key, mapping=record)  # type: ignore[arg-type]
+            bots: dict[str, str] = {str(s.seat): str(level) for s in seated
+                                    if s.player != player.id}  # fmt: skip
+            await self.redis.hset(keys.house_bot_key(game.game_id), mapping=bots)  # type: ignore[arg-type]
             now = int(time.time() * 1000)
             await self.redis.zadd(keys.HOUSE_BOT_SEATS,
                                   {f"{game.game_id} {s}": now for s in bots})  # fmt: skip
@@ -506,28 +528,21 @@ class Lobby:
                          "games against the house at once: finish one first")  # fmt: skip
 
     async def bot_seats(self) -> list[tuple[str, int]]:
-        """Every unfinished house-bot seat, oldest first: (game id, seat)."""
+        """Every house-bot seat not yet handed to the bots service, oldest first."""
         out = []
         for raw in await self.redis.zrange(keys.HOUSE_BOT_SEATS, 0, -1):
             game_id, _, seat = text(raw).partition(" ")
             out.append((game_id, int(seat)))
         return out
 
-    async def bot_secret(self, game_id: str, seat: int) -> bytes | None:
+    async def bot_level(self, game_id: str, seat: int) -> int | None:
         raw = await self.redis.hget(keys.house_bot_key(game_id), str(seat))
-        return None if raw is None else bytes.fromhex(text(raw))
+        return None if raw is None else int(text(raw))
 
-    async def bot_seat_done(self, game_id: str, seat: int) -> None:
-        """The bot's game has ended: the seat is no longer resumed, and no longer counts
-        against its player's cap."""
-        key = keys.house_bot_key(game_id)
-        player = await self.redis.hget(key, "player")
-        if player is not None:
-            await self.redis.zrem(keys.player_bot_games_key(text(player)), game_id)
+    async def bot_handed(self, game_id: str, seat: int) -> None:
+        """The bots service has the seat: nothing left here to hand over."""
         await self.redis.zrem(keys.HOUSE_BOT_SEATS, f"{game_id} {seat}")
-        await self.redis.hdel(key, str(seat))
-        if await self.redis.hlen(key) <= 1:  # only "player" left: every bot seat is done
-            await self.redis.delete(key)
+        await self.redis.hdel(keys.house_bot_key(game_id), str(seat))  # the last field: the key
 
     async def seat(self, game_id: str, seats: int, seated: list[Seated], tokens: dict[int, str],
                    people: list[Player]) -> None:  # fmt: skip

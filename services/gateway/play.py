@@ -8,17 +8,16 @@ only; anyone else gets the public projection, exactly as a spectator on the bus 
 """
 
 import asyncio
-import contextlib
 import functools
 import re
-import secrets
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Sequence
 from typing import Final
 
 import msgspec
 import structlog
 
-from contracts.commands import Receipt, View
+from contracts import subjects
+from contracts.commands import BotSeated, PlaySeat, Receipt, View
 from contracts.envelope import StoredEvent
 from contracts.errors import ErrorCode
 from contracts.events import GameCreated
@@ -26,152 +25,73 @@ from domain.core import VariantError
 from domain.core.words import describe, to_move, you_play
 from domain.registry import find_ruleset
 from domain.words import words_for
-from services.client.bot import play_seat
 from services.client.client import Client
-from services.gateway.lobby import BOT, Lobby, Seated, Table
-from services.gateway.people import Player, refuse, text
-from services.runtime import keys
+from services.gateway.lobby import Lobby, Seated, Table, is_bot
+from services.gateway.people import Player, refuse
 from services.runtime.codec import created, export_line
-from services.runtime.metrics import BOT_SEATS
+from services.runtime.metrics import BOT_HANDOVERS
 
 COMMAND_ID: Final = re.compile(r"^[A-Za-z0-9_-]{1,100}\Z")
 log = structlog.get_logger()
 
 
-def bot_lease_s(env: Mapping[str, str]) -> float:
-    """TABULA_GATEWAY_BOT_LEASE_S: how long a house bot's seat stays with a gateway that has
-    stopped renewing it (default 30 s), before another gateway resumes the bot."""
-    lease = float(env.get("TABULA_GATEWAY_BOT_LEASE_S", "30"))
-    if not 1 <= lease <= 3600:
-        raise ValueError(f"TABULA_GATEWAY_BOT_LEASE_S is 1 to 3600 s, not {lease}")
-    return lease
+class BotDesk:
+    """The gateway's side of the house bots: it plays none. Each bot seat of a game just made
+    is handed, with its token and level, to the bots service (services/bots), which plays it
+    from then on, through the rules service like any player.
 
+    A seat is recorded to be handed over when its game is made (Lobby.against_bots) and let go
+    once the bots service has answered. One that could not be handed over (the bots service
+    away, or this gateway dying first) is handed over by any gateway's next sweep: the person's
+    game is never left without its bot, and a hand-over asked twice changes nothing."""
 
-class HouseBots:
-    """The bots a gateway plays against people: a task per bot seat (the client library's bot,
-    seeds, setups and timeout claims included), ending with its game or with the gateway.
+    SWEEP_S: Final = 5.0
 
-    Nothing a bot needs lives only here. Its seat is in the store's set of unfinished bot seats
-    with its secret (Lobby.against_bots), from which the bot derives its seed, setup and
-    command ids: any gateway can carry it on and recompute exactly what it committed to. A
-    gateway plays a seat while it holds the seat's lease (SET NX with a TTL, renewed while it
-    plays); every `lease_s / 3` it looks for unfinished seats nobody holds (a dead gateway's
-    lease lapses) and resumes them. A seat is finished, and let go, when its game has ended."""
-
-    LIMIT: Final = 200  # bot seats one gateway plays at once
-
-    def __init__(self, client: Client, lobby: Lobby, lease_s: float = 30.0) -> None:
+    def __init__(self, client: Client, lobby: Lobby) -> None:
         self.client = client
         self.lobby = lobby
-        self.lease_s = lease_s
-        self.owner = secrets.token_hex(8)  # this gateway instance, as its leases name it
-        self.playing: dict[tuple[str, int], asyncio.Task[None]] = {}
         self.sweeper: asyncio.Task[None] | None = None
 
-    def check_room(self) -> None:
-        if len(self.playing) >= self.LIMIT:
-            raise refuse(ErrorCode.UNAVAILABLE, "every house bot is playing: try again soon")
-
     def begin(self) -> None:
-        """Resume every unfinished bot seat nobody plays, now and from time to time."""
         self.sweeper = asyncio.create_task(self._sweep())
 
     async def _sweep(self) -> None:
         while True:
+            await asyncio.sleep(self.SWEEP_S)  # the sweep's period
             try:
-                await self.resume()
+                for game_id, seat in await self.lobby.bot_seats():
+                    await self._hand(game_id, seat)
             except Exception as exc:  # noqa: BLE001  # the store away: the next sweep retries
-                log.warning("house bots not resumed", error=repr(exc))
-            await asyncio.sleep(self.lease_s / 3)
+                log.warning("house bots not handed over", error=repr(exc))
 
-    async def resume(self) -> None:
-        """Take and play every unfinished bot seat whose lease nobody holds (up to LIMIT)."""
-        for game_id, seat in await self.lobby.bot_seats():
-            if len(self.playing) >= self.LIMIT:
-                return
-            if (game_id, seat) not in self.playing:
-                try:
-                    await self._take(game_id, seat)
-                except Exception as exc:  # noqa: BLE001  # one bad record stops no other seat
-                    log.error("house bot not resumed", game_id=game_id, seat=seat,
-                              error=repr(exc))  # fmt: skip
-
-    async def start(self, table: Table) -> None:
-        """Play the bot seats of a game just made (Lobby.against_bots recorded them)."""
+    async def hand_over(self, table: Table) -> None:
+        """Hand the bots service the bot seats of a game just made (Lobby.against_bots)."""
         for s in table.seated:
-            if s.player == BOT:
-                await self._take(table.game_id, s.seat)
+            if is_bot(s.player):
+                await self._hand(table.game_id, s.seat, table)
 
-    async def _take(self, game_id: str, seat: int) -> None:
-        lease = keys.house_bot_lease_key(game_id, seat)
-        if not await self.lobby.redis.set(lease, self.owner, nx=True, ex=self._ttl()):
-            return  # another gateway plays it
-        table = await self.lobby.table(game_id)
-        secret = await self.lobby.bot_secret(game_id, seat)
-        if table is None or secret is None or seat not in table.tokens:
+    async def _hand(self, game_id: str, seat: int, table: Table | None = None) -> None:
+        level = await self.lobby.bot_level(game_id, seat)
+        table = table or await self.lobby.table(game_id)
+        if level is None or table is None or seat not in table.tokens:
             log.error("house bot seat without its record", game_id=game_id, seat=seat)
-            await self.lobby.bot_seat_done(game_id, seat)
-            await self._release(game_id, seat)
+            await self.lobby.bot_handed(game_id, seat)
             return
-        task = asyncio.create_task(self._play(game_id, seat, table.tokens[seat], secret))
-        self.playing[(game_id, seat)] = task
-        BOT_SEATS.inc()
-
-        def ended(_: asyncio.Task[None]) -> None:
-            # However the task ends (its game over, the lease lost, cancelled at stop).
-            self.playing.pop((game_id, seat), None)
-            BOT_SEATS.dec()
-
-        task.add_done_callback(ended)
-
-    def _ttl(self) -> int:
-        return max(1, round(self.lease_s))
-
-    async def _play(self, game_id: str, seat: int, token: str, secret: bytes) -> None:
-        play = asyncio.create_task(play_seat(self.client, game_id, seat, token, secret=secret))
-        keep = asyncio.create_task(self._keep_lease(game_id, seat))
+        ask = PlaySeat(game_id=game_id, seat=seat, token=table.tokens[seat], level=level)
         try:
-            await asyncio.wait({play, keep}, return_when=asyncio.FIRST_COMPLETED)
-            if play.done():
-                play.result()
-                await self.lobby.bot_seat_done(game_id, seat)
-            else:
-                log.warning("house bot lease lost", game_id=game_id, seat=seat)
-        except Exception as exc:  # noqa: BLE001  # one bot's failure is logged, never the gateway's
-            # The seat stays unfinished: the next sweep (here or elsewhere) resumes it.
-            log.error("house bot stopped", game_id=game_id, seat=seat, error=repr(exc))
-        finally:
-            for task in (play, keep):
-                task.cancel()
-            await asyncio.gather(play, keep, return_exceptions=True)
-            await self._release(game_id, seat)
-
-    async def _keep_lease(self, game_id: str, seat: int) -> None:
-        """Renew the seat's lease while it is ours; return when it is not (this gateway was
-        too slow to renew it, and another may be playing the seat)."""
-        lease = keys.house_bot_lease_key(game_id, seat)
-        while True:
-            await asyncio.sleep(self.lease_s / 3)
-            if text(await self.lobby.redis.get(lease) or b"") != self.owner:
-                return
-            await self.lobby.redis.expire(lease, self._ttl())
-
-    async def _release(self, game_id: str, seat: int) -> None:
-        """Let the seat go at once (not at the lease's end): a gateway stopping hands its bots
-        to the next sweep of another."""
-        lease = keys.house_bot_lease_key(game_id, seat)
-        with contextlib.suppress(Exception):  # the store away: the lease lapses by itself
-            if text(await self.lobby.redis.get(lease) or b"") == self.owner:
-                await self.lobby.redis.delete(lease)
+            await self.client.request(subjects.BOTS_PLAY, ask, BotSeated)
+        except Exception as exc:  # noqa: BLE001  # handed over by the next sweep
+            BOT_HANDOVERS.labels("failed").inc()
+            log.warning("house bot not handed over yet", game_id=game_id, seat=seat,
+                        error=repr(exc))  # fmt: skip
+            return
+        BOT_HANDOVERS.labels("handed").inc()
+        await self.lobby.bot_handed(game_id, seat)
 
     async def stop(self) -> None:
         if self.sweeper is not None:
             self.sweeper.cancel()
             await asyncio.gather(self.sweeper, return_exceptions=True)
-        tasks = list(self.playing.values())
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
 
 
 class Play:

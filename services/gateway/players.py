@@ -25,7 +25,8 @@ from domain.ratings.games import GLICKO2, PROVISIONAL_SIGMA, provisional
 from domain.ratings.glicko2 import PROVISIONAL_DEVIATION, Glicko, shown
 from domain.ratings.multi import Skill
 from domain.registry import RULESETS
-from services.gateway.lobby import Lobby, ReadModel, Seated
+from domain.search.levels import LEVELS
+from services.gateway.lobby import Lobby, ReadModel, Seated, bot_player
 from services.gateway.people import Accounts, refuse
 from services.gateway.results import outcome, result_words
 
@@ -41,11 +42,16 @@ LIVE: Final = 50  # games in play GET /api/live lists
 LOBBY_LIVE: Final = 10  # of them, the lobby's
 MAX_PAGE: Final = 10_000  # ?page=N beyond this is refused (an OFFSET the server would scan)
 
-# A player id as services/gateway/people.py makes them: "g" (a guest) or "a" and 16 hex.
-PLAYER_ID: Final = re.compile(r"^[ga][0-9a-f]{16}\Z")
+# A player id as services/gateway/people.py makes them: "g" (a guest) or "a" and 16 hex; or a
+# house bot's (services.gateway.lobby.bot_player).
+PLAYER_ID: Final = re.compile(r"^([ga][0-9a-f]{16}|bot[0-9]{0,2})\Z")
 
 # -- the queries ---------------------------------------------------------------------------------
 
+# The house bots' ratings in one ruleset, every class (their levels' player ids).
+_BOT_RATINGS: Final = ("SELECT player, ruleset, family, speed, system, rating, deviation, mu, "
+                       "sigma, games, last_ms FROM ratings WHERE ruleset = %(ruleset)s AND "
+                       "player = ANY(%(players)s) ORDER BY player, games DESC")  # fmt: skip
 # Whether a player id is known to the read model (a guest's, or an account's found by its id).
 _KNOWN: Final = ("SELECT EXISTS (SELECT 1 FROM player_games WHERE player = %(player)s) "
                  "OR EXISTS (SELECT 1 FROM ratings WHERE player = %(player)s)")  # fmt: skip
@@ -386,6 +392,24 @@ class Players:
                 for game_id, ruleset, variant, players, created, updated, version, rated, speed
                 in rows]  # fmt: skip
 
+    async def bot_levels(self, ruleset: str) -> list[dict[str, Any]]:
+        """The house bot's levels, each with its ratings in `ruleset` (every class it has
+        played; none without a read model or while it is away: the levels are listed anyway)."""
+        if ruleset not in RULESETS:
+            raise refuse(ErrorCode.UNKNOWN_RULESET, f"no ruleset {ruleset!r}")
+        players = {bot_player(lv.number): lv for lv in LEVELS}
+        rows: list[tuple[Any, ...]] = []
+        if self.lobby.read_model is not None:
+            try:
+                rows = await self._rows(_BOT_RATINGS, {"ruleset": ruleset,
+                                                       "players": list(players)})  # fmt: skip
+            except Exception as exc:  # noqa: BLE001  # the levels are listed without ratings
+                log.warning("bot ratings not read", error=repr(exc))
+        return [{"level": lv.number, "name": lv.name, "player": player,
+                 "ratings": msgspec.to_builtins(ratings_of([r[1:] for r in rows
+                                                            if r[0] == player], []))}
+                for player, lv in players.items()]  # fmt: skip
+
     async def lobby_live(self) -> list[dict[str, Any]]:
         """A few games in play for the lobby: none without a read model or while it is away
         (the lobby answers anyway)."""
@@ -431,4 +455,11 @@ async def live_games(request: Request[Any, Any, Any]) -> dict[str, Any]:
     return {"games": msgspec.to_builtins(await players_of(request).live())}
 
 
-ROUTES: Final = [player_profile, leaderboard, live_games]
+@get("/api/bots/levels")
+async def bot_levels(request: Request[Any, Any, Any], ruleset: FromQuery[str]) -> dict[str, Any]:
+    """The house bot's levels (domain.search.levels), each with its ratings in the ruleset:
+    each level is rated as a player of its own."""
+    return {"levels": await players_of(request).bot_levels(ruleset)}
+
+
+ROUTES: Final = [player_profile, leaderboard, live_games, bot_levels]

@@ -22,7 +22,7 @@ from contracts.errors import ErrorCode
 from contracts.events import GameCreated
 from domain.registry import find_ruleset
 from services.client.client import TabulaError
-from services.gateway.lobby import BOT, Challenge, Invited, Lobby, Opened, Seated, Table
+from services.gateway.lobby import Challenge, Invited, Lobby, Opened, Seated, Table, is_bot
 from services.gateway.people import Player, refuse
 from services.gateway.play import Play
 from services.runtime.codec import created
@@ -125,7 +125,7 @@ class Rematches:
         first = await self._created(table.game_id)
         players = [s.player for s in table.seated]
         if sorted(s.seat for s in table.seated) != list(range(first.seats)) or \
-                len(set(players)) != first.seats or BOT in players:  # fmt: skip
+                len(set(players)) != first.seats or any(map(is_bot, players)):  # fmt: skip
             raise refuse(ErrorCode.CONFLICT, "a rematch is for games whose every seat the "
                          "gateway gave to a different person")  # fmt: skip
         # Checked again, and canonical, as a challenge's (a ruleset may have changed since).

@@ -44,7 +44,7 @@ from contracts import subjects
 from services.runtime import keys
 from services.runtime.embedded import PG_SUPERUSER
 
-SERVICES: Final = ("rules", "randomness", "matchmaking", "archiver", "projector")
+SERVICES: Final = ("rules", "randomness", "matchmaking", "archiver", "projector", "bots")
 # The servers' own users, no process's: `route` joins nats-servers into a cluster (a peer
 # without it is refused: it would receive every message), `replica` is how a Valkey replica
 # authenticates to its primary. Neither is a bus user (not in NATS_PERMISSIONS).
@@ -88,6 +88,11 @@ def _as_a_player(user: str) -> dict[str, list[str]]:
     }
 
 
+def _with(perms: dict[str, list[str]], publish: list[str] = [],  # noqa: B006  # read only
+          subscribe: list[str] = []) -> dict[str, list[str]]:  # noqa: B006  # fmt: skip
+    return {"publish": perms["publish"] + publish, "subscribe": perms["subscribe"] + subscribe}
+
+
 # publish / subscribe allow-lists; `allow_responses` lets a service answer the requests it gets.
 # The auditor has no bus user: it only reads the store.
 NATS_PERMISSIONS: Final[dict[str, dict[str, list[str]]]] = {
@@ -116,8 +121,13 @@ NATS_PERMISSIONS: Final[dict[str, dict[str, list[str]]]] = {
         "subscribe": [subjects.MATCH_ENQUEUE, subjects.MATCH_CANCEL, SRV, _inbox("matchmaking")],
     },
     # The public door (services/gateway) asks what a player may ask, on behalf of the people
-    # signed in to it, whose seat tokens it keeps; it answers no request on the bus.
-    **{role: _as_a_player(role) for role in ("gateway", "player")},
+    # signed in to it, whose seat tokens it keeps, and hands the bots service the seats of
+    # bots; it answers no request on the bus.
+    "gateway": _with(_as_a_player("gateway"), publish=[subjects.BOTS_PLAY]),
+    "player": _as_a_player("player"),
+    # Plays its seats as a player does, and answers the gateway's hand-overs (nobody else may
+    # publish there: a seat's token travels in them).
+    "bots": _with(_as_a_player("bots"), subscribe=[subjects.BOTS_PLAY, SRV]),
     "admin": {"publish": [">"], "subscribe": [">"]},
 }
 
@@ -157,7 +167,12 @@ VALKEY_RULES: Final[dict[str, str]] = {
     # (DEL there touches no game).
     "gateway": (
         f"~{keys.GATEWAY_KEYS} +@connection +get +set +del +exists +expire +incrby +hget +hset "
-        "+hsetnx +hgetall +hmget +hdel +hlen +zadd +zrem +zrange +zrevrange +zscore"
+        "+hsetnx +hgetall +hmget +hdel +zadd +zrem +zrange +zrevrange +zscore"
+    ),
+    # Its seats (tabula:bots:*: their tokens, levels, secrets and leases), nothing else.
+    "bots": (
+        f"~{keys.BOTS_KEYS} +@connection +get +set +del +expire +hget +hset +hsetnx +hgetall "
+        "+zadd +zrem +zrange"
     ),
     "auditor": (
         f"%R~{_GAME}:log %R~{_GAME}:meta %R~{_GAME}:cmds %R~{keys.GAMES_INDEX} "

@@ -118,21 +118,15 @@ def player_games_key(player: str) -> str:
     return f"{PREFIX}:gw:player:{player}:games"
 
 
-# The house bots' seats (services.gateway.play.HouseBots), kept so that any gateway carries on
-# a bot whose gateway died.
-HOUSE_BOT_SEATS: Final = f"{PREFIX}:gw:bots:seats"  # sorted set: "<game> <seat>" unfinished, ms
+# The house bots' seats not yet handed to the bots service (services.gateway.play.BotDesk):
+# any gateway hands over what a gateway that died could not.
+HOUSE_BOT_SEATS: Final = f"{PREFIX}:gw:bots:seats"  # sorted set: "<game> <seat>" to hand over, ms
 
 
 def house_bot_key(game_id: str) -> str:
-    """Hash: "player" -> the person playing the house, and "<seat>" -> that bot seat's secret
-    (hex; its client seed, setup nonce, setup and command ids derive from it), until the seat
-    has finished. Never leaves the gateway."""
+    """Hash: "<seat>" -> that bot seat's level, until the seat is handed to the bots
+    service."""
     return f"{PREFIX}:gw:bots:game:{game_id}"
-
-
-def house_bot_lease_key(game_id: str, seat: int) -> str:
-    """String with a TTL: the gateway instance playing that bot seat now (SET NX, renewed)."""
-    return f"{PREFIX}:gw:bots:lease:{game_id}:{seat}"
 
 
 def player_bot_games_key(player: str) -> str:
@@ -237,3 +231,20 @@ def match_where_key(ticket: str) -> str:
     """String: the queue name a ticket was last enqueued in (a hint for Cancel, which names no
     queue; its own slot, expiring after the ticket)."""
     return f"{PREFIX}:match:where:{ticket}"
+
+
+# The bots service's (services/bots), apart from everyone else's (its store user sees nothing
+# else): every seat it plays, so that any instance carries on a seat another left.
+BOTS_KEYS: Final = f"{PREFIX}:bots:*"
+BOT_SEATS: Final = f"{PREFIX}:bots:seats"  # sorted set: "<game> <seat>" unfinished, by ms
+
+
+def bot_seat_key(game_id: str, seat: int) -> str:
+    """Hash: token (the seat's), level, secret (hex: the seat's client seed, setup nonce,
+    setup, command ids and move seeds derive from it). Never leaves the bots service."""
+    return f"{PREFIX}:bots:seat:{game_id}:{seat}"
+
+
+def bot_lease_key(game_id: str, seat: int) -> str:
+    """String with a TTL: the bots instance playing the seat now (SET NX, renewed)."""
+    return f"{PREFIX}:bots:lease:{game_id}:{seat}"

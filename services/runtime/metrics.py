@@ -75,7 +75,22 @@ HTTP_RESPONSES: Final = Counter(
     "tabula_http_responses", "HTTP responses by status, and by error code for errors",
     ["status", "code"])  # fmt: skip
 WEBSOCKETS: Final = Gauge("tabula_websockets", "Open game feeds (WebSockets)")
-BOT_SEATS: Final = Gauge("tabula_bot_seats", "House bot seats this gateway plays")
+BOT_HANDOVERS: Final = Counter(
+    "tabula_bot_handovers", "House bot seats the gateway handed to the bots service, by outcome "
+    "(handed, failed: retried by the next sweep)", ["outcome"])  # fmt: skip
+
+# -- the bots -------------------------------------------------------------------------------
+BOT_SEATS: Final = Gauge("tabula_bot_seats", "Bot seats this bots instance plays")
+BOT_MOVES: Final = Counter(
+    "tabula_bot_moves", "Game actions the bots chose, by level and how (random, own-bot, "
+    "search, wins-at-once, only-action)", ["level", "how"])  # fmt: skip
+BOT_THINK_SECONDS: Final = Histogram(
+    "tabula_bot_think_seconds", "Time from a bot's turn to its chosen action (queueing for a "
+    "thinker included), by level", ["level"],
+    buckets=(0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30))  # fmt: skip
+BOT_THINK_CPU_SECONDS: Final = Histogram(
+    "tabula_bot_think_cpu_seconds", "CPU time of a bot's search for one action, by level",
+    ["level"], buckets=(0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30))  # fmt: skip
 
 
 def serve(port: int, host: str = "127.0.0.1") -> tuple[WSGIServer, threading.Thread]:

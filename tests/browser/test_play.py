@@ -200,12 +200,14 @@ async def test_yavoch_levels_fleets_and_a_move_through_the_browsers(
 
 
 async def test_a_person_plays_the_house_bot_in_the_browser(browser: Browser, gateway: str) -> None:
-    """From the lobby, a game against the house bot: it answers each move on the page."""
+    """From the lobby, a game against the house bot at the level picked (issue 24: each level
+    listed with its name): it answers each move on the page."""
     ann = await person(browser, gateway, "Ann")
     await ann.get_by_label("Game").select_option("chess3d")
+    await ann.get_by_label("Bot level").select_option("2 novice")
     await ann.get_by_role("button", name="Play a house bot").click()
     await ann.wait_for_url(re.compile(r"#/games/"))
-    await expect(ann.get_by_text("Black: House bot")).to_be_visible()
+    await expect(ann.get_by_text("Black: Bot, level 2 (novice)")).to_be_visible()
     await expect(ann.get_by_text("Your move", exact=True)).to_be_visible()
     await ann.locator('[data-cell="IE2"]').click()
     await ann.locator('[data-cell="IE4"]').click()

@@ -34,7 +34,7 @@ ROOT = Path(__file__).resolve().parents[2]
 DEPLOY = ROOT / "deploy"
 COMPOSE = DEPLOY / "compose"
 K8S = DEPLOY / "k8s"
-# Every Tabula process: the five services and the gateway, one role each.
+# Every Tabula process: the services and the gateway, one role each.
 ROLES = (*access.SERVICES, "gateway")
 SOURCES = ("services", "contracts", "domain")
 
@@ -43,7 +43,7 @@ SOURCES = ("services", "contracts", "domain")
 
 
 def _is_environ(node: ast.expr) -> bool:
-    """os.environ, environ, or a mapping parameter named env (Door.from_env, bot_lease_s)."""
+    """os.environ, environ, or a mapping parameter named env (Door.from_env, thinking.settings)."""
     if isinstance(node, ast.Attribute):
         return node.attr == "environ"
     return isinstance(node, ast.Name) and node.id in {"environ", "env"}
@@ -158,7 +158,7 @@ def test_the_code_reads_what_the_checks_know() -> None:
     known = {"NATS_URL", "REDIS_URL", "DATABASE_URL", "TABULA_SECRET", "TABULA_SIGNING_KEY",
              "TABULA_METRICS_PORT", "TABULA_METRICS_HOST", "TABULA_SWEEP_S",
              "TABULA_GATEWAY_HOST", "TABULA_GATEWAY_ALLOWED_HOSTS", "TABULA_RETRY_DEADLINE_S",
-             "TABULA_GATEWAY_BOT_LEASE_S"}  # fmt: skip
+             "TABULA_BOTS_LEASE_S", "TABULA_BOTS_THINKERS", "TABULA_BOTS_MOVE_CPU_S"}  # fmt: skip
     assert known <= set(found), known - set(found)
     for role in ROLES:
         assert required(role) <= set(found), (role, required(role) - set(found))
@@ -351,7 +351,7 @@ def compose_problems(doc: dict[str, Any], secrets: Path,
         if expected not in probe:
             problems.append(f"{name}: healthcheck does not ask {expected}")
     wanted = {"rules": 2, "randomness": 2, "matchmaking": 2, "archiver": 1, "projector": 1,
-              "gateway": 2}  # fmt: skip
+              "bots": 2, "gateway": 2}  # fmt: skip
     if counts != wanted:
         problems.append(f"compose: replicas {counts}, not {wanted}")
     # Replicas of a role share its settings (the rules' secret and signing key above all).
@@ -411,7 +411,7 @@ def k8s_problems(docs: list[dict], secrets: Path, monkeypatch: pytest.MonkeyPatc
             if (path, port) != want:
                 problems.append(f"{name}: {kind} asks {path} on {port}, not {want}")
     wanted = {"rules": 2, "randomness": 2, "matchmaking": 2, "archiver": 1, "projector": 1,
-              "gateway": 2}  # fmt: skip
+              "bots": 2, "gateway": 2}  # fmt: skip
     if counts != wanted:
         problems.append(f"k8s: replicas {counts}, not {wanted}")
     service = next((d for d in docs if d["kind"] == "Service"

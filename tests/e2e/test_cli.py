@@ -457,9 +457,9 @@ def test_one_stack_per_directory_and_nothing_outlives_a_killed_stack(tmp_path: P
         assert len(second.stderr.strip().splitlines()) == 1
         started = children_of(up.pid)
         # nats-server, valkey, postgres, 2 rules replicas, randomness, matchmaking, the
-        # archiver, the projector, the gateway
+        # archiver, the projector, the bots, the gateway
         commands = [Path(f"/proc/{pid}/cmdline").read_bytes() for pid in started]
-        assert len(started) == 10, commands
+        assert len(started) == 11, commands
     finally:
         up.kill()  # SIGKILL: no handler runs, no cleanup
         up.communicate(timeout=30)

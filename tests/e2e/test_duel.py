@@ -49,6 +49,18 @@ def test_a_yavoch_game_with_chance_and_placement_completes_the_same_each_time() 
     assert duel(*args) == lines
 
 
+def test_a_full_yavoch_game_is_played_from_each_seat_s_view_the_same_each_time() -> None:
+    """The Full Yavoch hides the other hand, the pile's order and face-down discards: each level
+    chooses from its own seat's view (the search samples the rest), still repeatably."""
+    # Y-7.2, Y-7.3, issue 24 ("seeded")
+    args = ("yavoch", "--variant", "full", "--a", "2", "--b", "1", "--games", "2",
+            "--seed", "2")  # fmt: skip
+    lines = duel(*args)
+    assert len(lines) == 3, lines
+    assert all(GAME.match(line) for line in lines[:2]), lines
+    assert duel(*args) == lines
+
+
 def test_a_cyvasse_game_with_a_hidden_setup_completes() -> None:
     """Cyvasse A: both setups committed and revealed as bots make them, then play to the end."""
     # CY-3, issue 24

@@ -24,7 +24,7 @@ from services.runtime.eventstore import EventStore
 from tests.e2e.test_cli import TABULA, children_of, read_until
 
 GAMES = 12  # commands in flight when Ctrl-C comes: one first move in each of these games
-STOPPED = ["gateway", "matchmaking", "rules-0", "rules-1", "randomness", "archiver",
+STOPPED = ["gateway", "bots", "matchmaking", "rules-0", "rules-1", "randomness", "archiver",
            "projector", "nats-server", "valkey", "postgres"]  # fmt: skip
 
 
@@ -96,7 +96,7 @@ async def test_ctrl_c_drains_every_command_in_flight_then_the_servers_keep_their
         shown = await asyncio.to_thread(read_until, up, "Serving")
         first = read_stack(home)
         assert first is not None
-        assert set(first.metrics) == set(STOPPED[:7])  # every process: where its metrics are
+        assert set(first.metrics) == set(STOPPED[:8])  # every process: where its metrics are
         said = " ".join(shown.split())  # as wrapped to the terminal's width
         assert all(f"{name} {url}" in said for name, url in first.metrics.items()), shown
         # One attempt each, answered within 30 s or failed: an unanswered command shows.
@@ -131,7 +131,15 @@ async def test_ctrl_c_drains_every_command_in_flight_then_the_servers_keep_their
     assert stopped == STOPPED, said
     assert "database system is shut down" in (home / "postgres" / "postgres.log").read_text()
     drains = {}  # each service's drain on a live bus: (began, ended), from its own log
-    for name in ("matchmaking", "rules-0", "rules-1", "randomness", "archiver", "projector"):
+    for name in (
+        "bots",
+        "matchmaking",
+        "rules-0",
+        "rules-1",
+        "randomness",
+        "archiver",
+        "projector",
+    ):
         lines = log_lines(home / "logs" / f"{name}.log")
         (began,) = [line for line in lines if line["event"] == "draining"]
         assert began["connected"] is True, (name, began)
@@ -140,6 +148,7 @@ async def test_ctrl_c_drains_every_command_in_flight_then_the_servers_keep_their
         assert not [line for line in lines if "cancelled" in str(line["event"])], name
         drains[name] = (str(began["timestamp"]), str(ended["timestamp"]))
     replicas = (drains["rules-0"], drains["rules-1"])
+    assert drains["bots"][1] <= drains["matchmaking"][0], drains
     assert drains["matchmaking"][1] <= min(began for began, _ in replicas), drains
     assert max(ended for _, ended in replicas) <= drains["randomness"][0], drains
     assert drains["randomness"][1] <= drains["archiver"][0], drains

@@ -366,7 +366,8 @@ async def test_a_person_plays_house_bots_that_answer_every_move(people: Any) -> 
     assert made.status_code == 201, made.text
     game_id = made.json()["game_id"]
     table = (await ann.get(f"/api/games/{game_id}")).json()
-    assert [(s["seat"], s["name"]) for s in table["seated"]] == [(0, "House bot"), (1, "Ann")]
+    seated = [(s["seat"], s["name"]) for s in table["seated"]]
+    assert seated == [(0, "Bot, level 3 (club)"), (1, "Ann")]  # the default level
     assert table["you"] == 1
     seed, nonce, setup = "annseed0123456789ab", "cd" * 32, b'{"boost":0}'
     steps = [

@@ -1,6 +1,7 @@
-"""House bots (issue 20, items 2 and 8): a cap per player, kept in the store; a time per move
-by default; bots that claim a person's timeout; and bots that outlive their gateway (SIGKILLed
-mid-game, another gateway on the same store carries them on, seeds and setups included)."""
+"""House bots (issue 20, items 2 and 8; issue 24): a cap per player, kept in the store; a time
+per move by default; bots that claim a person's timeout; and bots that outlive the bots service
+that played them (SIGKILLed mid-game or mid-search, another instance on the same store carries
+them on, seeds and setups included)."""
 
 import asyncio
 import contextlib
@@ -15,6 +16,7 @@ from typing import Any
 
 import httpx
 import msgspec
+import pytest
 
 from contracts.errors import ErrorCode
 from domain import fairplay
@@ -23,7 +25,7 @@ from services.gateway.lobby import BOT_GAMES_PER_PLAYER, BOT_MOVE_DEADLINE_MS
 from services.runtime import keys
 from services.runtime.config import Settings
 from services.runtime.eventstore import EventStore
-from tests.gateway.conftest import Person, next_frame
+from tests.gateway.conftest import next_frame
 from tests.rulesets import register
 
 register()  # the in-process services and the gateway share this registry
@@ -109,60 +111,45 @@ async def test_a_bot_claims_the_game_of_a_person_who_does_not_move(people: Any) 
     assert claim["body"]["idle_ms"] >= 1000
 
 
-def start_gateway(settings: Settings, port: int, log: Path) -> subprocess.Popen[bytes]:
-    """`python -m services.gateway` in a process of its own, as the gateway user, with the
-    test rulesets registered (as the in-process services have them) and a 2 s bot lease."""
-    env = {
+def start_bots(settings: Settings, log: Path, **env: str) -> subprocess.Popen[bytes]:
+    """`python -m services.bots` in a process of its own, as the bots user, with the test
+    rulesets registered (as the in-process services have them) and a 2 s lease."""
+    environ = {
         **os.environ,
         "NATS_URL": settings.nats_url,
         "REDIS_URL": settings.redis_url,
-        "TABULA_GATEWAY_HOST": "127.0.0.1",
-        "TABULA_GATEWAY_PORT": str(port),
-        "TABULA_GATEWAY_LIMITS": "100000,100000,1000",
-        "TABULA_GATEWAY_BOT_LEASE_S": "2",
+        "TABULA_BOTS_LEASE_S": "2",
         "TABULA_LOG_LEVEL": "info",
+        **env,
     }
     code = ("from tests.rulesets import register; register(); "
-            "from services.gateway.__main__ import main; main()")  # fmt: skip
+            "from services.bots.__main__ import build, main; main(build)")  # fmt: skip
     with log.open("ab") as out:
-        return subprocess.Popen([sys.executable, "-c", code], env=env, cwd=ROOT, stdout=out,
+        return subprocess.Popen([sys.executable, "-c", code], env=environ, cwd=ROOT, stdout=out,
                                 stderr=out)  # fmt: skip
 
 
-def free_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
 @contextlib.asynccontextmanager
-async def gateway_process(settings: Settings, log: Path) -> AsyncIterator[tuple[str, Any]]:
-    """A gateway process, serving when entered: (its URL, the process); killed on exit."""
-    port = free_port()
-    proc = start_gateway(settings, port, log)
-    base = f"http://127.0.0.1:{port}"
+async def bots_process(settings: Settings, admin: Settings, log: Path,
+                       **env: str) -> AsyncIterator[Any]:  # fmt: skip
+    """A bots process, serving when entered (its service answers the operator's discovery
+    ping); killed on exit."""
+    from services.runtime import bus
+
+    proc = start_bots(settings, log, **env)
+    nc = await bus.connect(admin.nats_url)
     try:
-        async with httpx.AsyncClient(base_url=base) as http, asyncio.timeout(30):
-            while True:
-                with contextlib.suppress(httpx.TransportError):
-                    if (await http.get("/api/rulesets")).status_code == 200:
-                        break
-                assert proc.poll() is None, f"the gateway stopped: see {log}"
-                await asyncio.sleep(0.1)  # poll interval while the process boots
-        yield base, proc
+        async with asyncio.timeout(30):
+            while True:  # the service's discovery: answered once it serves
+                with contextlib.suppress(Exception):
+                    await nc.request("$SRV.PING.tabula-bots", b"", timeout=0.5)
+                    break
+                assert proc.poll() is None, f"the bots service stopped: see {log}"
+        yield proc
     finally:
+        await nc.drain()
         proc.kill()
         await asyncio.to_thread(proc.wait)
-
-
-def move_to(person: Person, base: str) -> None:
-    """The person's browser, now talking to another gateway (the same session cookie)."""
-    person.base = base
-    person.http.base_url = httpx.URL(base)
-    person.http.headers["Origin"] = base
 
 
 async def kill(proc: Any) -> None:
@@ -170,64 +157,94 @@ async def kill(proc: Any) -> None:
     await asyncio.to_thread(proc.wait)
 
 
-async def test_house_bots_outlive_a_gateway_killed_between_commit_and_reveal(
-    stack: Settings, role_settings: Callable[[str], Settings], store: EventStore, tmp_path: Path
+async def logged(log: Path, wanted: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
+    """The first line of a service's JSON log that is `wanted`, once written (the caller
+    bounds the wait)."""
+    while True:
+        for line in (await asyncio.to_thread(log.read_bytes)).splitlines():
+            with contextlib.suppress(msgspec.DecodeError):
+                entry: dict[str, Any] = msgspec.json.decode(line)
+                if wanted(entry):
+                    return entry
+        await asyncio.sleep(0.05)  # the log's poll interval
+
+
+def descendants(pid: int) -> set[int]:
+    """Every process below `pid` (its thinkers, and the forkserver that made them)."""
+    parents: dict[int, int] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        with contextlib.suppress(OSError):
+            fields = stat.read_text().rpartition(")")[2].split()
+            parents[int(stat.parent.name)] = int(fields[1])
+    found, frontier = set(), {pid}
+    while frontier:
+        frontier = {p for p, parent in parents.items() if parent in frontier} - found
+        found |= frontier
+    return found
+
+
+def alive(pids: set[int]) -> bool:
+    return any(Path(f"/proc/{pid}").exists() for pid in pids)
+
+
+@pytest.mark.without_bots
+async def test_bots_outlive_their_service_killed_between_commit_and_reveal(
+    people: Any,
+    settings: Settings,
+    role_settings: Callable[[str], Settings],
+    store: EventStore,
+    tmp_path: Path,
 ) -> None:
-    """A race against the house (seeds, a hidden setup, dice and cards) through gateway
-    processes. The first is SIGKILLed after the bot has committed to its client seed, before it
-    could reveal it; a second, on the same store, resumes the bot, which reveals the seed it
-    committed to, then is SIGKILLed after the bot's setup commitment; a third resumes it again,
-    the bot reveals that setup, and Ann plays the race to its end through it. The log passes
-    the audit."""
-    gateway = role_settings("gateway")
-    logs = [tmp_path / f"gateway-{i}.log" for i in range(3)]
+    """Issue 24: a race against the house (seeds, a hidden setup, dice and cards), its bot
+    played by the bots service in processes of its own. The first is SIGKILLed after the bot
+    has committed to its client seed, before it could reveal it; a second, on the same store,
+    takes the seat up and reveals the seed committed to, then is SIGKILLed after the bot's
+    setup commitment; a third takes it up again, the bot reveals that setup, and Ann plays the
+    race to its end. The log passes the audit, and the seat's record is gone."""
+    bots = role_settings("bots")
+    logs = [tmp_path / f"bots-{i}.log" for i in range(3)]
     seed, nonce, setup = "annseed0123456789ab", secrets.token_hex(32), b'{"boost":1}'
-    ann = Person("http://unused")
-    try:
-        async with gateway_process(gateway, logs[0]) as (base, first):
-            move_to(ann, base)
-            await ann.sign_in("Ann")
-            made = await ann.post("/api/bots", {"ruleset": "race", "seat": 1})
-            assert made.status_code == 201, made.text
-            game_id = made.json()["game_id"]
-            async with ann.feed(game_id) as ws:
-                await asyncio.wait_for(until_event(ws, of("ClientSeedCommitted", 0)), 30)
-            await kill(first)  # Ann has not committed: the bot cannot have revealed
+    ann = people()
+    await ann.sign_in("Ann")
 
-        async def act(action: str) -> None:
-            body = {"action": action, "command_id": secrets.token_hex(8)}
-            reply = await ann.post(f"/api/games/{game_id}/actions", body)
-            assert reply.status_code == 200, reply.text
+    async def act(action: str) -> None:
+        body = {"action": action, "command_id": secrets.token_hex(8)}
+        reply = await ann.post(f"/api/games/{game_id}/actions", body)
+        assert reply.status_code == 200, reply.text
 
-        async with gateway_process(gateway, logs[1]) as (base, second):
-            move_to(ann, base)
-            async with ann.feed(game_id) as ws:
-                await act(f"seed-commit {fairplay.client_seed_commitment(game_id, 1, seed)}")
-                await act(f"seed-reveal {seed}")
-                await asyncio.wait_for(until_event(ws, of("ClientSeedRevealed", 0)), 30)
-                await asyncio.wait_for(until_event(ws, of("SetupCommitted", 0)), 30)
-            await kill(second)  # Ann has not committed her setup: no reveal yet
+    async with bots_process(bots, settings, logs[0]) as first:
+        made = await ann.post("/api/bots", {"ruleset": "race", "seat": 1, "level": 2})
+        assert made.status_code == 201, made.text
+        game_id = made.json()["game_id"]
+        async with ann.feed(game_id) as ws:
+            await asyncio.wait_for(until_event(ws, of("ClientSeedCommitted", 0)), 30)
+        await kill(first)  # Ann has not committed: the bot cannot have revealed
 
-        async with gateway_process(gateway, logs[2]) as (base, _):
-            move_to(ann, base)
-            async with ann.feed(game_id) as ws:
-                await act(f"setup-commit {fairplay.setup_commitment(game_id, 1, nonce, setup)}")
-                await act(f"setup-reveal {nonce} {setup.decode()}")
-                await asyncio.wait_for(until_event(ws, of("SetupRevealed", 0)), 30)
-                async with asyncio.timeout(120):
-                    while True:
-                        view = (await ann.get(f"/api/games/{game_id}")).json()["view"]
-                        if view["phase"] == "ended":
-                            break
-                        if 1 not in view["to_act"]:
-                            await next_frame(ws)  # the bot's turn: wait for its events
-                            continue
-                        legal = view["legal"]
-                        await act(next((a for a in legal if a.startswith("play")),
-                                       "draw" if "draw" in legal else "roll"))  # fmt: skip
-                await asyncio.wait_for(until_event(ws, of("GameSealed")), 60)
-    finally:
-        await ann.close()
+    async with bots_process(bots, settings, logs[1]) as second, ann.feed(game_id) as ws:
+        await act(f"seed-commit {fairplay.client_seed_commitment(game_id, 1, seed)}")
+        await act(f"seed-reveal {seed}")
+        await asyncio.wait_for(until_event(ws, of("ClientSeedRevealed", 0)), 30)
+        await asyncio.wait_for(until_event(ws, of("SetupCommitted", 0)), 30)
+        await kill(second)  # Ann has not committed her setup: no reveal yet
+
+    async with bots_process(bots, settings, logs[2]), ann.feed(game_id) as ws:
+        await act(f"setup-commit {fairplay.setup_commitment(game_id, 1, nonce, setup)}")
+        await act(f"setup-reveal {nonce} {setup.decode()}")
+        await asyncio.wait_for(until_event(ws, of("SetupRevealed", 0)), 30)
+        async with asyncio.timeout(120):
+            while True:
+                view = (await ann.get(f"/api/games/{game_id}")).json()["view"]
+                if view["phase"] == "ended":
+                    break
+                if 1 not in view["to_act"]:
+                    await next_frame(ws)  # the bot's turn: wait for its events
+                    continue
+                legal = view["legal"]
+                await act(next((a for a in legal if a.startswith("play")),
+                               "draw" if "draw" in legal else "roll"))  # fmt: skip
+        await asyncio.wait_for(until_event(ws, of("GameSealed")), 60)
+        await asyncio.wait_for(logged(logs[2], lambda e: e.get("event") == "bot seat finished"),
+                               30)  # fmt: skip
     stored = await store.read_all(game_id)
     assert audit(stored).ok
     bodies = [(s.type, msgspec.json.decode(s.body)) for s in stored]
@@ -238,37 +255,115 @@ async def test_house_bots_outlive_a_gateway_killed_between_commit_and_reveal(
     assert any(s.version > setup_done and s.action.startswith("0 ") for s in stored)
 
 
-async def test_a_bot_seat_is_played_by_one_gateway_at_a_time(
+@pytest.mark.without_bots
+async def test_a_bot_killed_mid_search_is_taken_up_and_its_thinkers_die_with_it(
+    people: Any,
+    settings: Settings,
+    role_settings: Callable[[str], Settings],
+    redis: Any,
+    tmp_path: Path,
+) -> None:
+    """Issue 24: the bots service is SIGKILLed while its level-5 bot searches (30 s of CPU
+    allowed: it is still thinking). Its thinker processes exit with it (no search goes on
+    for nobody); another instance takes the seat up once the lease lapses, and moves. Ann
+    resigns; the seat is finished and its record removed."""
+    bots = role_settings("bots")
+    logs = [tmp_path / f"bots-{i}.log" for i in range(2)]
+    ann = people()
+    await ann.sign_in("Ann")
+    async with bots_process(bots, settings, logs[0], TABULA_BOTS_MOVE_CPU_S="30") as first:
+        made = await ann.post("/api/bots", {"ruleset": "chess3d", "seat": 0, "level": 5})
+        assert made.status_code == 201, made.text
+        game_id = made.json()["game_id"]
+        view = (await ann.get(f"/api/games/{game_id}")).json()["view"]
+        move = {"action": view["legal"][0], "command_id": "first"}
+        assert (await ann.post(f"/api/games/{game_id}/actions", move)).status_code == 200
+        thinking = await asyncio.wait_for(logged(logs[0], lambda e: e.get("event") == "thinking"
+                                                 and e.get("game_id") == game_id), 30)  # fmt: skip
+        thinkers = await asyncio.to_thread(descendants, first.pid)
+        assert thinkers, "the search runs in processes of the service's own"
+        await kill(first)
+        async with asyncio.timeout(10):  # each thinker notices within ORPHAN_CHECK_S
+            while True:
+                if not await asyncio.to_thread(alive, thinkers):
+                    break
+                await asyncio.sleep(0.05)  # the processes' poll interval
+    async with (
+        bots_process(bots, settings, logs[1], TABULA_BOTS_MOVE_CPU_S="0.3"),
+        ann.feed(game_id) as ws,
+    ):
+        await asyncio.wait_for(until_event(ws, lambda e: e["action"].startswith("1 ")), 30)
+        chose = await asyncio.wait_for(logged(logs[1], lambda e: e.get("event") == "bot chose"),
+                                       5)  # fmt: skip
+        assert (chose["version"], chose["bot_level"]) == (thinking["version"], 5)
+        assert chose["how"] == "search"
+        assert chose["iterations"] > 0
+        resign = {"action": "resign", "command_id": "resign"}
+        assert (await ann.post(f"/api/games/{game_id}/actions", resign)).status_code == 200
+        await asyncio.wait_for(logged(logs[1], lambda e: e.get("event") == "bot seat finished"),
+                               30)  # fmt: skip
+    assert await redis.zscore(keys.BOT_SEATS, f"{game_id} 1") is None
+    assert not await redis.exists(keys.bot_seat_key(game_id, 1))
+
+
+@pytest.mark.without_bots
+async def test_a_seat_the_bots_could_not_take_is_handed_over_by_a_later_sweep(
+    people: Any,
+    settings: Settings,
+    role_settings: Callable[[str], Settings],
+    redis: Any,
+    tmp_path: Path,
+) -> None:
+    """Issue 24: the bots service is away when Ann makes a game against the house: the game
+    is made all the same (201: nothing failed), its bot seat kept in the gateway's keys; once a
+    bots service runs, the gateway's next sweep hands the seat over and the bot moves."""
+    ann = people()
+    await ann.sign_in("Ann")
+    made = await ann.post("/api/bots", {"ruleset": "chess3d", "seat": 1, "level": 1})
+    assert made.status_code == 201, made.text
+    game_id = made.json()["game_id"]
+    assert await redis.zscore(keys.HOUSE_BOT_SEATS, f"{game_id} 0") is not None
+    async with bots_process(role_settings("bots"), settings, tmp_path / "bots.log"):
+        async with ann.feed(game_id) as ws:
+            moved = await asyncio.wait_for(until_event(ws, lambda e: e["action"].startswith("0 ")),
+                                           30)  # fmt: skip
+        assert moved["version"] >= 2
+    assert await redis.zscore(keys.HOUSE_BOT_SEATS, f"{game_id} 0") is None
+    assert not await redis.exists(keys.house_bot_key(game_id))
+
+
+@pytest.mark.without_bots
+async def test_a_bot_seat_is_played_by_one_instance_at_a_time(
     stack: Settings, role_settings: Callable[[str], Settings], redis: Any
 ) -> None:
-    """Two gateways' house bots on one store: the seat a gateway plays is leased to it, so the
-    other's sweep leaves it alone; once the first stops (and lets its leases go), the other's
-    next sweep takes the seat and plays it."""
+    """Two bots instances on one store: the seat one plays is leased to it, so the other's
+    sweep leaves it alone; once the first stops (and lets its leases go), the other's next
+    sweep takes the seat and plays it."""
+    from contracts.commands import PlaySeat
+    from services.bots.seats import Bots
+    from services.bots.thinking import Thinkers
     from services.client.client import Client
-    from services.gateway.lobby import Lobby
-    from services.gateway.people import Player
-    from services.gateway.play import HouseBots
     from services.runtime import bus, eventstore
 
-    settings = role_settings("gateway")
+    settings = role_settings("bots")
     nc = await bus.connect(settings.nats_url)
     store = eventstore.connect(settings.redis_url)
     client = Client(nc, remember=False)
-    lobby = Lobby(store, client)
-    first, second = HouseBots(client, lobby, lease_s=5), HouseBots(client, lobby, lease_s=5)
+    first = Bots(client, store, Thinkers(1, 0.1), lease_s=5)
+    second = Bots(client, store, Thinkers(1, 0.1), lease_s=5)
     try:
-        ann = Player(f"g{secrets.token_hex(8)}", "Ann")
-        table = await lobby.against_bots(ann, "chess3d", "", "", 0)
-        seat = (table.game_id, 1)
-        await first.start(table)
+        game = await client.create_game("chess3d", players=["ann", "bot1"])
+        seat = (game.game_id, 1)
+        await first.play(PlaySeat(game_id=game.game_id, seat=1, token=game.seats[1].token,
+                                  level=1))  # fmt: skip
         assert seat in first.playing
-        await second.resume()
+        await second.sweep()
         assert seat not in second.playing
-        lease = keys.house_bot_lease_key(*seat)
+        lease = keys.bot_lease_key(*seat)
         assert (await redis.get(lease)).decode() == first.owner
         await first.stop()
         assert await redis.get(lease) is None  # let go at once, not at the lease's end
-        await second.resume()
+        await second.sweep()
         assert seat in second.playing
         assert (await redis.get(lease)).decode() == second.owner
     finally:
@@ -293,7 +388,7 @@ async def test_a_rated_game_against_the_house_rates_the_house_bot_too(
     first = (await store.read_all(game.json()["game_id"]))[0]
     created = msgspec.json.decode(first.body)
     assert created["rated"] is True
-    assert created["players"] == [made.json()["id"], "bot"]
+    assert created["players"] == [made.json()["id"], "bot3"]  # the default level's
     guest = people()
     await guest.sign_in("Gus")
     refused = await guest.post("/api/bots", {"ruleset": "chess3d", "rated": True})

@@ -21,6 +21,7 @@ from contracts.commands import (
     CreateGame,
     Draw,
     Enqueue,
+    PlaySeat,
     Queued,
 )
 from contracts.errors import ErrorCode
@@ -55,6 +56,7 @@ async def test_without_a_credential_the_bus_is_closed(closed_servers: Servers) -
         f"{subjects.PREFIX}.rules.>",
         f"{subjects.PREFIX}.random.>",  # the rules service's draw requests
         subjects.MATCH_ENQUEUE,  # the tickets' owner secrets
+        subjects.BOTS_PLAY,  # the bots' seat tokens, handed over by the gateway
         "_INBOX.rules.>",  # the randomness service's answers to the rules service
         "_INBOX.matchmaking.>",  # the rules service's answers to matchmaking
         "_INBOX.>",
@@ -98,6 +100,32 @@ async def test_the_gateways_user_cannot_listen_to_requests_or_others_replies(
         assert f'permissions violation for subscription to "{subject.lower()}"' in refusal
     finally:
         await gateway.nc.close()
+
+
+async def test_nobody_but_the_gateway_hands_the_bots_a_seat(
+    attacker: Attacker, victim: Client, closed_stack: Callable[[str], Settings]
+) -> None:
+    """Issue 24: a player (or a bot, or anyone with the player credential) may not hand a bot
+    a seat: the bus refuses the publish, and the bots' user never hears it. The gateway may."""
+    gateway = await connect_as(closed_stack("gateway"))
+    bots = await connect_as(closed_stack("bots"))
+    try:
+        await bots.listen(subjects.BOTS_PLAY)
+        created = await victim.create_game("chess3d")
+        ask = PlaySeat(game_id=created.game_id, seat=1, token=created.seats[1].token, level=1)
+        await attacker.nc.publish(subjects.BOTS_PLAY, msgspec.json.encode(ask))
+        refusal = await attacker.refusal()
+        assert f'permissions violation for publish to "{subjects.BOTS_PLAY}"' in refusal
+        await gateway.nc.publish(subjects.BOTS_PLAY, b"{}")
+        async with asyncio.timeout(10):
+            while True:  # the gateway's publish arrives; the player's never did
+                if bots.heard:
+                    break
+                await asyncio.sleep(0.01)  # the listener's poll interval
+        assert bots.heard == [f"{subjects.BOTS_PLAY} {{}}".encode()]
+    finally:
+        await gateway.nc.close()
+        await bots.nc.close()
 
 
 async def test_tokens_never_cross_the_bus_readable(

@@ -94,6 +94,20 @@ def attacks(game: str) -> dict[str, list[tuple[str, ...]]]:
             ("KEYS", "*"),
             ("EVAL", "return redis.call('DEL', KEYS[1])", "1", log),
         ],
+        # The bots: their own keys (seats, tokens, leases) and nothing of any game's or the
+        # gateway's.
+        "bots": [
+            *rewrite,
+            forge,
+            ("GET", seed),
+            ("XRANGE", log, "-", "+"),
+            ("HGETALL", meta),
+            ("HGETALL", secret),
+            ("GET", "tabula:secret"),
+            ("HGETALL", "tabula:gw:table:" + game),
+            ("KEYS", "*"),
+            ("EVAL", "return redis.call('DEL', KEYS[1])", "1", log),
+        ],
         # The public door: its own keys (sessions, seat tokens) and nothing of any game's.
         "gateway": [
             *rewrite,
@@ -128,7 +142,8 @@ async def snapshot(admin: "aioredis.Redis", game: str) -> tuple[object, ...]:
 
 
 @pytest.mark.parametrize(
-    "role", ["auditor", "rules", "randomness", "matchmaking", "gateway", "archiver", "projector"]
+    "role",
+    ["auditor", "rules", "randomness", "matchmaking", "gateway", "archiver", "projector", "bots"],
 )
 async def test_no_user_but_the_operator_rewrites_a_game_or_reads_its_seed(
     closed_servers: Servers, seeded_game: str, role: str

@@ -251,8 +251,28 @@ function challengeForm(rulesets, error, done) {
   const ruleset = h("select", { name: "ruleset", onchange: fill },
                     rulesets.map((r) => h("option", { value: r.name }, r.name)));
   const chosen = () => rulesets.find((x) => x.name === ruleset.value);
+  const level = h("select", { name: "level", title: "The house bot's strength: 1 plays at "
+    + "random, 2 to 5 search ever longer (each level is rated as a player of its own)" });
+  async function levels() { // the house bot's levels, each with its rating in this game
+    const asked = ruleset.value;
+    let found = [];
+    try {
+      found = (await api(`/api/bots/levels?ruleset=${encodeURIComponent(asked)}`)).levels;
+    } catch { // the form still works: the default level
+      found = [{ level: 3, name: "club", ratings: [] }];
+    }
+    if (asked !== ruleset.value) return; // another game was chosen meanwhile
+    const before = level.value || "3";
+    level.replaceChildren(...found.map((l) => {
+      const best = l.ratings[0];
+      const rated = best ? ` (${Math.round(best.rating)}${best.provisional ? "?" : ""})` : "";
+      return h("option", { value: l.level }, `${l.level} ${l.name}${rated}`);
+    }));
+    level.value = before;
+  }
   function fill() {
     const r = chosen();
+    levels();
     variants.replaceChildren(h("option", { value: "" }, "default"),
                              ...r.variants.variants.map((v) => h("option", { value: v.name,
                                                                           title: v.description },
@@ -276,10 +296,11 @@ function challengeForm(rulesets, error, done) {
                    position: String(data.get("position") ?? "").trim(),
                    move_deadline_ms: Number(data.get("deadline")),
                    rated: data.get("rated") === "on" };
+    const bot = { ...body, level: Number(data.get("level") || 3) };
     const clock = data.get("clock") === "custom"
       ? [Number(data.get("base")) * MINUTE, Number(data.get("increment")) * 1000]
       : JSON.parse(String(data.get("clock") || "null"));
-    if (clock) body.clock = { base_ms: clock[0], increment_ms: clock[1] };
+    if (clock) body.clock = bot.clock = { base_ms: clock[0], increment_ms: clock[1] };
     try {
       if (e.submitter?.value === "queue") {
         await api("/api/queue", { method: "POST", body: { ruleset: body.ruleset, variant } });
@@ -288,7 +309,7 @@ function challengeForm(rulesets, error, done) {
         return;
       }
       if (e.submitter?.value === "bot") {
-        const made = await api("/api/bots", { method: "POST", body });
+        const made = await api("/api/bots", { method: "POST", body: bot });
         location.hash = `#/games/${made.game_id}`;
         return;
       }
@@ -317,6 +338,7 @@ function challengeForm(rulesets, error, done) {
       h("label", {}, "Position to start from (in its notation; empty: the usual one) ",
         h("textarea", { name: "position", rows: 3, cols: 60, spellcheck: false }))),
     " ", h("button", { type: "submit", value: "open" }, "Open"),
+    " ", field("Bot level", level),
     " ", h("button", { type: "submit", value: "bot" }, "Play a house bot"),
     " ", h("button", { type: "submit", value: "queue", title: "Be paired with the next player "
       + "who queues for the same game and variant (the seat is chosen for you)" },
