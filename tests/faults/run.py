@@ -4,9 +4,11 @@ while its processes are killed, then a ledger check of everything the services a
 The stack is the embedded default (`tabula up` in a temporary home, two rules replicas). Bots
 are paired by matchmaking at `--games` tables per ruleset and variant, then play; a table whose
 game ends starts another (made by the rules service directly) until the faults are done, so
-every kill strikes games in play. Meanwhile the runner SIGKILLs a rules replica, the randomness
-service, Valkey, nats-server, the archiver and PostgreSQL, and freezes Valkey (SIGSTOP: alive
-but silent, for the supervisor's health check), each `--kills` times, one at a time, each once
+every kill strikes games in play; at every fourth table one seat is the bots service's (handed
+over as the gateway hands it a house bot). Meanwhile the runner SIGKILLs a rules replica, the
+randomness service, Valkey, nats-server, the archiver, PostgreSQL and the bots service, and
+freezes Valkey (SIGSTOP: alive but silent, for the supervisor's health check), each `--kills`
+times, one at a time, each once
 the games have moved on since the stack recovered from the one before; the archiver copies
 finished games and has them removed from Valkey throughout, so kills strike it mid-archive.
 Every receipt the bots get is kept with its command id. Afterwards, from the stores:
@@ -23,7 +25,7 @@ With `--cluster` (`make test-cluster`) the stack is `tabula up --cluster`: a NAT
 nodes, a Valkey cluster of 3 primaries with a replica each, and 2 of every service and of the
 gateway; the faults are then, in turn, a NATS node, a Valkey primary (its replica takes over;
 the supervisor restarts it, and it rejoins as a replica), a rules replica, a matchmaker, a
-gateway and a randomness service, each SIGKILLed, with the same ledger check.
+gateway, a randomness service and a bots instance, each SIGKILLed, with the same ledger check.
 
 Run: .venv/bin/python -m tests.faults.run [--games 10] [--kills 3] [--kinds rules,valkey,...]
      [--cluster]
@@ -45,12 +47,15 @@ from pathlib import Path
 
 import redis
 
-from contracts.commands import Receipt
+from contracts import subjects
+from contracts.commands import BotSeated, PlaySeat, Receipt
 from domain.audit import audit
 from services.cli.demo import quiet_nats_logs
 from services.client.bot import TRANSIENT, play_seat
 from services.client.client import Client, Seated, TabulaError, new_id
+from services.runtime import access, bus
 from services.runtime.archived import ArchiveReader
+from services.runtime.bus import Requester
 from services.runtime.config import StackFile
 from services.runtime.eventstore import EventStore
 from tests.stack import embedded_stack
@@ -64,9 +69,10 @@ TABLES = (
     ("yiora", ""),
     ("yiora", "secondary_complex"),
 )
-KINDS = ("rules", "randomness", "valkey", "nats", "valkey-hang", "archiver", "postgres")
+KINDS = ("rules", "randomness", "valkey", "nats", "valkey-hang", "archiver", "postgres", "bots")
 PROCESS = {  # a fault kind: the process it strikes (a word of its command line), the signal
     "rules": ("services.rules", signal.SIGKILL),
+    "bots": ("services.bots", signal.SIGKILL),
     "archiver": ("services.archiver", signal.SIGKILL),
     "postgres": ("bin/postgres", signal.SIGKILL),
     "randomness": ("services.randomness", signal.SIGKILL),
@@ -74,7 +80,7 @@ PROCESS = {  # a fault kind: the process it strikes (a word of its command line)
     "nats": ("nats-server", signal.SIGKILL),
     "valkey-hang": ("valkey", signal.SIGSTOP),
 }
-CLUSTER_KINDS = ("nats", "valkey-primary", "rules", "matchmaking", "gateway", "randomness")
+CLUSTER_KINDS = ("nats", "valkey-primary", "rules", "matchmaking", "gateway", "randomness", "bots")
 PROCESS |= {
     "valkey-primary": ("valkey", signal.SIGKILL),  # a primary's pid, asked of the cluster
     "matchmaking": ("services.matchmaking", signal.SIGKILL),
@@ -83,6 +89,8 @@ PROCESS |= {
 REPLACED_S = 90.0  # a struck process not replaced by then fails the run
 SETTLED_S = 180.0  # for every finished game to be archived and out of Valkey, after the play
 CREATES = 8  # tries at a new game's create, 0.2 s apart and doubling (25 s of pauses)
+HOUSE_EVERY = 4  # every 4th table's seat 1 is the bots service's (level 1, as the house's)
+BOTS_LEASE_S = "5"  # a killed bots instance's seats are taken up by another after this
 
 
 class LedgerClient(Client):
@@ -264,11 +272,16 @@ async def check(store: EventStore, run: Run, ledger: list[tuple[str, Receipt]]) 
     return counts
 
 
-async def play(stack: StackFile, run: Run, args: argparse.Namespace) -> int:
+async def play(stack: StackFile, run: Run, args: argparse.Namespace, home: Path) -> int:
     rng = random.Random(args.seed)
     quiet_nats_logs()  # the bus's restarts are expected here
     client = await LedgerClient.connect(stack.nats_url, timeout=2.0, retries=60)
     client.ledger = []
+    # The gateway's user, which alone hands the bots service a seat (services/runtime/access.py)
+    creds = access.load_or_create(home / "secrets")
+    gateway = access.with_user(stack.nats_url, "gateway", creds.passwords["gateway"])
+    desk = Requester(await bus.connect(gateway, max_reconnect_attempts=-1), timeout=2.0,
+                     retries=60)  # fmt: skip
     loop = asyncio.get_running_loop()
     pairs = [(r, v) for r, v in TABLES for _ in range(args.games)]
     seats: list[Seated] = await asyncio.gather(*(
@@ -299,7 +312,9 @@ async def play(stack: StackFile, run: Run, args: argparse.Namespace) -> int:
 
     async def table(i: int, seated: list[Seated]) -> None:
         """Games one after another at one table: the first paired, the next ones made while
-        faults remain, so every kill strikes games in play however short they are."""
+        faults remain, so every kill strikes games in play however short they are. At every
+        HOUSE_EVERY-th table seat 1 is handed to the bots service, as the gateway hands it a
+        house bot's seat, and played there."""
         while True:
             game_id = seated[0].game_id
             run.games[game_id] = f"{seated[0].ruleset} {seated[0].variant}".strip()
@@ -307,9 +322,15 @@ async def play(stack: StackFile, run: Run, args: argparse.Namespace) -> int:
             def moved(game_id: str = game_id) -> None:
                 run.moved[game_id] = loop.time()
 
+            ours = seated
+            if i % HOUSE_EVERY == HOUSE_EVERY - 1:
+                ours = [s for s in seated if s.seat != 1]
+                house = next(s for s in seated if s.seat == 1)
+                ask = PlaySeat(game_id=game_id, seat=1, token=house.token, level=1)
+                await desk.request(subjects.BOTS_PLAY, ask, BotSeated)
             await asyncio.gather(*(play_seat(client, game_id, s.seat, s.token, on_event=moved,
                                              seed=args.seed + i + s.seat)
-                                   for s in seated))  # fmt: skip
+                                   for s in ours))  # fmt: skip
             run.finished.add(game_id)
             if faults.done():
                 return
@@ -329,6 +350,7 @@ async def play(stack: StackFile, run: Run, args: argparse.Namespace) -> int:
     elapsed = time.perf_counter() - started
     stalled = set(run.games) - run.finished
     await client.close()
+    await desk.nc.close()
 
     store = EventStore.from_url(stack.admin_redis_url, archive=ArchiveReader(stack.postgres_url))
     try:
@@ -403,10 +425,10 @@ def main(argv: list[str] | None = None) -> int:
     status = 1
     try:
         flags = ["--cluster"] if args.cluster else []
-        with embedded_stack(Path(home), *flags, TABULA_SWEEP_S="2",
-                            TABULA_ARCHIVE_S="2") as up:  # fmt: skip
+        with embedded_stack(Path(home), *flags, TABULA_SWEEP_S="2", TABULA_ARCHIVE_S="2",
+                            TABULA_BOTS_LEASE_S=BOTS_LEASE_S) as up:  # fmt: skip
             run = Run(up.proc.pid, up.stack.admin_redis_url)
-            status = asyncio.run(play(up.stack, run, args))
+            status = asyncio.run(play(up.stack, run, args, Path(home)))
             return status
     finally:
         if up is not None:
