@@ -6,7 +6,7 @@ once; a search asked for while all are busy waits its turn. Each search is held 
 per move (TABULA_BOTS_MOVE_CPU_S, default 5 s; less on a clock: `budget_s`), measured in its
 worker by `time.process_time` and asked between iterations (domain.search.levels.think's
 `should_stop`): past it the search plays the best it has. Level 1 (random play) needs no
-worker.
+worker. A worker runs at niceness THINKER_NICE, below the services.
 
 A worker whose service died (SIGKILL included) must not think on: each watches its parent and
 exits once it is gone.
@@ -27,6 +27,9 @@ from domain.core.ruleset import Ruleset
 from domain.search.levels import iterations, level, think
 
 ORPHAN_CHECK_S: Final = 0.5  # how often a worker looks for its parent
+# A thinker yields the CPU to the services on a shared host (the archiver's default too): a
+# move found a little later costs a bot nothing, a rules service waiting costs every game.
+THINKER_NICE: Final = 10
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,9 +66,11 @@ def move(ruleset: Ruleset[Any, Any], state: Any, seat: int, number: int, seed: i
     return Move(text, seed, number, thought.iterations, thought.how, cpu_ms)
 
 
-def _watch_service(service: int) -> None:
-    """In a worker: exit as soon as the service that made it is gone (a SIGKILLed service
-    leaves its workers to run on, a search for nothing)."""
+def _start_worker(service: int) -> None:
+    """In a worker, first: lower its priority (THINKER_NICE), and exit as soon as the service
+    that made it is gone (a SIGKILLed service leaves its workers to run on, a search for
+    nothing)."""
+    os.nice(THINKER_NICE)
 
     def watch() -> None:
         while True:
@@ -101,7 +106,7 @@ class Thinkers:
             # forkserver: a worker starts clean, not as a copy of this event loop's process
             context = multiprocessing.get_context("forkserver")
             self.pool = ProcessPoolExecutor(self.processes, mp_context=context,
-                                            initializer=_watch_service,
+                                            initializer=_start_worker,
                                             initargs=(os.getpid(),))  # fmt: skip
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self.pool, move, ruleset, state, seat, number, seed,
