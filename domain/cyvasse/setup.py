@@ -250,26 +250,63 @@ def random_terrain(
     return Placement(men, tiles)
 
 
+def _exposure(geo: Geometry, seat: int, s: int) -> dict[int, int]:
+    """Per direction from `s` that meets the other half: its steps to that half less the
+    longest capture along the direction (any man, any mode: CY-5.1, CY-5.4; geo.reach). Above
+    0, no man set up in the other half reaches `s` along it at the reveal."""
+    enemy = geo.halves[1 - seat]
+    out = {}
+    for d in geo.dirs:
+        steps = next((k for k, t in enumerate(geo.rays[s][d], 1) if t in enemy), 0)
+        if steps:
+            span = max(geo.reach[k] for k, (dirs, _) in enumerate(geo.moves) if d in dirs)
+            out[d] = steps - span
+    return out
+
+
+def king_squares(geo: Geometry, seat: int) -> list[int]:
+    """The bots' King squares (CY-3.3, CY-R60): those of the own half farthest beyond every
+    enemy capture, i.e. the rear rank on square boards and bands 0-1 of the hex zone. Only on
+    square8 is the margin 0 (the Dragon's 4 squares from rank 5 reach rank 1); elsewhere no
+    enemy setup reaches them (nor by sea: the ports a1, k11 neighbour own-zone ports only)."""
+    margin = {s: min(_exposure(geo, seat, s).values(), default=geo.size) for s in geo.halves[seat]}
+    best = max(margin.values())
+    return sorted(s for s, m in margin.items() if m == best)
+
+
+def king_guards(geo: Geometry, seat: int, king: int) -> list[int]:
+    """The squares next to `king` on the lines an enemy capture could come along at the
+    reveal: a man there (not a Mountain, which the Dragon flies over: CY-5.4.2) blocks them."""
+    return [geo.rays[king][d][0] for d, m in _exposure(geo, seat, king).items() if m <= 0]
+
+
 def random_men(
     cfg: Config, geo: Geometry, seat: int, choose: Callable[[int], int]
 ) -> dict[int, int]:
-    """The men of a legal placement (CY-3.3, CY-3.4)."""
+    """The men of a legal placement (CY-3.3, CY-3.4). A careless King loses at the reveal
+    (CY-R60: checkmated or taken before any move), so the King goes on a `king_squares`
+    square with men on its `king_guards`; the rest is random."""
     squares = sorted(geo.halves[seat])
-    kinds = army(cfg)
+    rear = king_squares(geo, seat)
+    men = [k for k in army(cfg) if k not in (KING, MOUNTAIN)]
+    peaks = [MOUNTAIN] * COUNT[MOUNTAIN]
     for _ in range(64):
-        order = list(squares)
-        for i in range(len(order) - 1, 0, -1):  # Fisher-Yates
-            j = choose(i + 1)
-            order[i], order[j] = order[j], order[i]
-        placement = dict(zip(order, kinds, strict=False))
-        peaks = {s for s, k in placement.items() if k == MOUNTAIN}
-        if cfg.sea_movement and any(geo.sea[s] for s in peaks):  # CY-3.6.4
+        king = rear[choose(len(rear))]
+        guards = king_guards(geo, seat, king)
+        rest = _shuffled([s for s in squares if s != king and s not in guards], choose)
+        # guards first: they get men; the Mountains land at random among the rest
+        placement = dict(zip(guards + rest, _shuffled(men, choose) + peaks, strict=False))
+        placement[king] = KING
+        mountains = {s for s, k in placement.items() if k == MOUNTAIN}
+        if cfg.sea_movement and any(geo.sea[s] for s in mountains):  # CY-3.6.4
             continue
-        if not sealed(geo, peaks):
+        if not sealed(geo, mountains):
             return placement
-    mountains = fallback_mountains(geo, seat)
-    rest = [s for s in squares if s not in mountains]
-    others = [k for k in kinds if k != MOUNTAIN]
-    placement = dict(zip(rest, others, strict=False))
-    placement.update(dict.fromkeys(mountains, MOUNTAIN))
+    fixed = fallback_mountains(geo, seat)
+    king = next(s for s in rear if s not in fixed)
+    guards = king_guards(geo, seat, king)
+    rest = [s for s in squares if s != king and s not in guards and s not in fixed]
+    placement = dict(zip(guards + rest, men, strict=False))
+    placement[king] = KING
+    placement.update(dict.fromkeys(fixed, MOUNTAIN))
     return placement

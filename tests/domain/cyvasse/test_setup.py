@@ -10,7 +10,15 @@ from contracts.events import GameEnded, SetupRevealed, SetupsDiscarded
 from domain import fairplay
 from domain.core import table as tables
 from domain.cyvasse import CYVASSE, State, geometry
-from domain.cyvasse.setup import fallback_mountains, mountain_problem, sealed
+from domain.cyvasse.board import COLOURS, DRAGON, KING
+from domain.cyvasse.movegen import attacked
+from domain.cyvasse.setup import (
+    Placement,
+    fallback_mountains,
+    mountain_problem,
+    parse_setup,
+    sealed,
+)
 from tests.domain.cyvasse.helpers import setup_bytes
 from tests.rulesets.driver import LocalGame
 
@@ -170,6 +178,49 @@ def test_random_setup_falls_back_to_a_legal_mountain_set() -> None:
         assert (
             CYVASSE.check_setup(state, seat, CYVASSE.random_setup(state, seat, lambda n: 0)) is None
         )
+
+
+# The bots' King squares per board and seat: the rear rank(s) of the half, bands 0-1 of the
+# hex zone (the cells beyond every enemy capture at the reveal).
+KING_SQUARES = {
+    "square8": ({f"{f}1" for f in "abcdefgh"}, {f"{f}8" for f in "abcdefgh"}),
+    "square10": ({f"{f}1" for f in "abcdefghij"}, {f"{f}10" for f in "abcdefghij"}),
+    "hex91": ({"a1", "b1", "a2"}, {"k11", "j11", "k10"}),
+}
+
+
+@pytest.mark.parametrize(
+    "variant",
+    ["A", "B", "C", "A+dragon-reserve", "A+square10", "C+square10", "A+hex91",
+     "C+hex91+sea-movement+super-trebuchet+dragonfyre"],
+)  # fmt: skip
+def test_random_setups_keep_the_king_out_of_reach_at_the_reveal(variant: str) -> None:
+    """A bot's King stands on the rear squares of its half, where no enemy man reaches it at
+    the reveal whatever the enemy's setup: every enemy man alone on every enemy square fails
+    to threaten it (the own men guard the Dragon's lines on square8). The setups stay legal
+    and deterministic."""
+    # CY-3.3, CY-R60, CY-3.4, CY-3.6.2, CY-5.4.2
+    state = fresh(variant)
+    cfg, geo = state.config, state.geo
+    # every kind but the Mountain (and the Dragon when it starts in reserve)
+    enemy_kinds = [k for k in range(1, 10) if not (k == DRAGON and cfg.dragon_reserve)]
+    for seed in range(12):
+        for seat in (0, 1):
+            setup = CYVASSE.random_setup(state, seat, random.Random(seed).randrange)
+            assert CYVASSE.check_setup(state, seat, setup) is None
+            assert setup == CYVASSE.random_setup(state, seat, random.Random(seed).randrange)
+            placement = parse_setup(cfg, geo, seat, setup)
+            assert isinstance(placement, Placement)
+            king = next(s for s, kind in placement.men.items() if kind == KING)
+            assert geo.names[king] in KING_SQUARES[geo.board][seat]
+            board = bytearray(geo.size)
+            for s, kind in placement.men.items():
+                board[s] = COLOURS[seat] | kind
+            for s in geo.halves[1 - seat]:
+                for kind in enemy_kinds:
+                    board[s] = COLOURS[1 - seat] | kind
+                    assert not attacked(cfg, geo, bytes(board), king, 1 - seat), (seed, seat, s)
+                board[s] = 0
 
 
 def _table(variant: str = "A") -> LocalGame:
