@@ -6,9 +6,14 @@ by ruleset name, so that the search itself stays general."""
 from dataclasses import dataclass
 from typing import Any, Final
 
+from domain.chess3d import evaluate as chess3d
 from domain.core.ruleset import Ruleset
+from domain.cyvasse import evaluate as cyvasse
 from domain.search.mcts import Determinize, Evaluate, Order
+from domain.spacewar import evaluate as spacewar
+from domain.spacewar_ha import evaluate as spacewar_ha
 from domain.yavoch.determinize import DETERMINIZE as YAVOCH_DETERMINIZE
+from domain.yiora import evaluate as yiora
 
 
 @dataclass(frozen=True, slots=True)
@@ -20,6 +25,11 @@ class Help:
 
 NONE: Final = Help()
 _HELP: Final[dict[str, Help]] = {
+    "chess3d": Help(chess3d.evaluate, chess3d.order),
+    "cyvasse": Help(cyvasse.evaluate, cyvasse.order),
+    "spacewar": Help(spacewar.evaluate, spacewar.order),
+    "spacewar-ha": Help(spacewar_ha.evaluate),
+    "yiora": Help(yiora.evaluate, yiora.order),
     "yavoch": Help(determinize=YAVOCH_DETERMINIZE),
 }
 

@@ -1,11 +1,11 @@
 """Bot levels (issue 24): what a person picks, 1 (random play) to 5 (the largest search budget).
 
 Level 1 plays a uniformly random legal action; levels 2 to 5 search with `domain.search.mcts`
-over budgets four times larger each step (UCT's strength grows roughly with the log of its
-iterations, so equal ratios make roughly equal steps). The budgets are iterations, not seconds:
-the domain reads no clock, and the same seed then gives the same move on any machine. Level 3
-is held to about a second a move on a small machine (two cores), Spacewar's by a smaller
-budget (COSTLY).
+over budgets 2.4 to 4 times larger each step (UCT's strength grows roughly with the log of
+its iterations). The budgets are iterations, not seconds: the domain reads no clock, and the
+same seed then gives the same move on any machine. On a small machine (two cores) level 3
+takes about a second a move and level 5 a few (Spacewar's by a smaller budget, COSTLY): at
+1,600 iterations, level 5 took 25 to 40 s a move, too long to wait for at a board.
 
 Pure, like the rest of the domain: randomness comes from the integer seed through `SplitMix`.
 """
@@ -30,14 +30,15 @@ class Level:
     playout_limit: int
 
 
-# Playouts are cut short (scored as a draw, no evaluation yet) so a budget buys many of them:
-# a random playout to a game's natural end runs to thousands of plies in most of these games.
+# Playouts are cut short (scored by the ruleset's evaluation, domain.search.help, else as a
+# draw) so a budget buys many of them: a random playout to a game's natural end runs to
+# thousands of plies in most of these games.
 LEVELS: Final[tuple[Level, ...]] = (
     Level(1, "random", 0, 0),
     Level(2, "novice", 25, 40),
     Level(3, "club", 100, 40),
-    Level(4, "strong", 400, 60),
-    Level(5, "master", 1600, 80),
+    Level(4, "strong", 250, 50),
+    Level(5, "master", 600, 60),
 )
 
 # Rulesets whose playouts cost far more than the others', and how many times fewer iterations

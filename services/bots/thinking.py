@@ -3,9 +3,10 @@ plays the seats, nor in any other service's process, so it starves none of them.
 
 A pool of worker processes (TABULA_BOTS_THINKERS, default 1) bounds how many searches run at
 once; a search asked for while all are busy waits its turn. Each search is held to a CPU time
-per move (TABULA_BOTS_MOVE_CPU_S, default 5 s; less on a clock: `budget_s`), measured in its
-worker by `time.process_time` and asked between iterations (domain.search.levels.think's
-`should_stop`): past it the search plays the best it has. Level 1 (random play) needs no
+per move (TABULA_BOTS_MOVE_CPU_S, default 10 s: about level 5's budget on a small machine;
+less on a clock: `budget_s`), measured in its worker by `time.process_time` and asked between
+iterations (domain.search.levels.think's `should_stop`): past it the search plays the best it
+has. Level 1 (random play) needs no
 worker. A worker runs at niceness THINKER_NICE, below the services.
 
 A worker whose service died (SIGKILL included) must not think on: each watches its parent and
@@ -49,7 +50,7 @@ def settings(env: Mapping[str, str]) -> tuple[int, float]:
     thinkers = int(env.get("TABULA_BOTS_THINKERS", "1"))
     if not 1 <= thinkers <= 256:
         raise ValueError(f"TABULA_BOTS_THINKERS is 1 to 256, not {thinkers}")
-    cpu_s = float(env.get("TABULA_BOTS_MOVE_CPU_S", "5"))
+    cpu_s = float(env.get("TABULA_BOTS_MOVE_CPU_S", "10"))
     if not 0.01 <= cpu_s <= 600:
         raise ValueError(f"TABULA_BOTS_MOVE_CPU_S is 0.01 to 600 s, not {cpu_s}")
     return thinkers, cpu_s

@@ -11,7 +11,7 @@ from services.bots.thinking import Thinkers, move, settings
 
 
 def test_the_settings_have_defaults_and_bounds() -> None:
-    assert settings({}) == (1, 5.0)
+    assert settings({}) == (1, 10.0)
     assert settings({"TABULA_BOTS_THINKERS": "2", "TABULA_BOTS_MOVE_CPU_S": "0.5"}) == (2, 0.5)
     for bad in ({"TABULA_BOTS_THINKERS": "0"}, {"TABULA_BOTS_MOVE_CPU_S": "601"}):
         with pytest.raises(ValueError, match="TABULA_BOTS_"):
