@@ -47,7 +47,7 @@ Tactical safety (issue 24: "A bot never takes an action that loses on the spot w
 exists"): each root action is decided once first. One that ends the game with `seat` among the
 winners, under every sample of its chance (`SAFETY_SAMPLES` more when it drew any), is played
 at once; one that ends it lost by `seat` under every sample is never chosen while another
-action is left.
+action is left, even one that `order` left out.
 """
 
 import math
@@ -187,11 +187,19 @@ def search(
         raise ValueError(f"seat {seat} has no action to search")
     candidates: list[tuple[Any, str]] = []
     losing: list[tuple[Any, str]] = []
-    for action, text in root_actions:
-        verdict = _verdict(ruleset, state, seat, action, rng, determinize)
-        if verdict == "win":
-            return Choice(action, text, (), 0, seed, "wins-at-once")
-        (losing if verdict == "loss" else candidates).append((action, text))
+    pruned = not order  # with an order, the actions it left out are looked at if need be
+    while True:
+        for action, text in root_actions:
+            verdict = _verdict(ruleset, state, seat, action, rng, determinize)
+            if verdict == "win":
+                return Choice(action, text, (), 0, seed, "wins-at-once")
+            (losing if verdict == "loss" else candidates).append((action, text))
+        if candidates or pruned:
+            break
+        # Every action the order kept loses at once: one it left out may not.
+        pruned, kept = True, {text for _, text in root_actions}
+        every = _play_actions(_Search(ruleset, evaluate, None, playout_limit), state, seat)
+        root_actions = [(a, t) for a, t in every if t not in kept]
     candidates = candidates or losing  # every action loses: lose searching, not refusing
     if len(candidates) == 1:
         action, text = candidates[0]

@@ -3,6 +3,7 @@ once, never loses at once when it need not, samples chance, searches four seats,
 of its seed, and plays better than chance."""
 
 from collections import Counter
+from collections.abc import Sequence
 from typing import Any
 
 import pytest
@@ -83,6 +84,20 @@ def test_an_end_of_turn_that_loses_at_once_is_avoided(seed: int) -> None:
     end = YAVOCH.outcome(_after(YAVOCH, state, 0, choice))
     assert end is not None
     assert end.winners == (1,)
+
+
+def test_an_action_the_order_left_out_is_played_rather_than_a_loss() -> None:
+    """A ruleset's order may prune (Spacewar's does); when every action it kept loses at once,
+    the search looks at those it left out and plays one that does not."""
+    # Y-8.3, issue 24 ("never an action that loses on the spot when another exists")
+    state, _ = YAVOCH_REFEREE.act(yavoch(FEEDABLE), "S121-112")
+
+    def only_the_end(st: Any, seat: int, actions: Sequence[Any]) -> Sequence[Any]:
+        return [a for a in actions if YAVOCH.format_action(st, a) == "END"]
+
+    choice = search(YAVOCH, state, 0, iterations=20, seed=1, order=only_the_end)
+    assert choice.text != "END"
+    assert YAVOCH.outcome(_after(YAVOCH, state, 0, choice)) is None
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
