@@ -25,14 +25,18 @@ import redis.asyncio as aioredis
 import structlog
 
 from contracts.commands import BotSeated, PlaySeat, Reply
+from contracts.errors import ErrorCode
 from domain.core import table as tables
 from services.bots.thinking import Thinkers
 from services.client.bot import Seat, play_seat
-from services.client.client import Client
+from services.client.client import Client, TabulaError
 from services.runtime import keys, metrics
 
 log = structlog.get_logger()
 LIMIT: Final = 500  # seats one instance plays at once (a seat waiting on a person costs little)
+# Refusals that say the seat is not what was handed over (no such game, seat or token): for good.
+NOT_ITS_SEAT: Final = frozenset({ErrorCode.UNKNOWN_GAME, ErrorCode.UNKNOWN_SEAT,
+                                 ErrorCode.BAD_TOKEN})  # fmt: skip
 
 
 def text(raw: bytes | str) -> str:
@@ -134,6 +138,12 @@ class Bots:
                 await self._done(game_id, seat)
             else:
                 log.warning("bot lease lost", game_id=game_id, seat=seat)
+        except TabulaError as exc:
+            if exc.code in NOT_ITS_SEAT:  # handed over wrong: no sweep would ever play it
+                log.error("bot seat given up", game_id=game_id, seat=seat, code=exc.code)
+                await self._done(game_id, seat)
+            else:  # the next sweep (here or elsewhere) resumes it
+                log.error("bot stopped", game_id=game_id, seat=seat, error=repr(exc))
         except Exception as exc:  # noqa: BLE001  # one bot's failure is logged, never the service's
             # The seat stays unfinished: the next sweep (here or elsewhere) resumes it.
             log.error("bot stopped", game_id=game_id, seat=seat, error=repr(exc))

@@ -349,6 +349,35 @@ async def test_a_seat_the_bots_could_not_take_is_handed_over_by_a_later_sweep(
 
 
 @pytest.mark.without_bots
+async def test_a_seat_handed_over_with_a_wrong_token_is_given_up(
+    stack: Settings, role_settings: Callable[[str], Settings], redis: Any
+) -> None:
+    """A seat whose token the rules service refuses is no seat of the bots: it is given up,
+    its record removed, rather than tried again by every sweep for ever."""
+    from contracts.commands import PlaySeat
+    from services.bots.seats import Bots
+    from services.bots.thinking import Thinkers
+    from services.client.client import Client
+    from services.runtime import bus, eventstore
+
+    settings = role_settings("bots")
+    nc = await bus.connect(settings.nats_url)
+    store = eventstore.connect(settings.redis_url)
+    client = Client(nc, remember=False)
+    bots = Bots(client, store, Thinkers(1, 0.1), lease_s=5)
+    try:
+        game = await client.create_game("chess3d", players=["ann", "bot1"])
+        await bots.play(PlaySeat(game_id=game.game_id, seat=1, token="00" * 32, level=1))
+        await asyncio.wait_for(bots.playing[(game.game_id, 1)], 30)
+        assert await redis.zscore(keys.BOT_SEATS, f"{game.game_id} 1") is None
+        assert not await redis.exists(keys.bot_seat_key(game.game_id, 1))
+    finally:
+        await bots.stop()
+        await store.aclose()
+        await nc.drain()
+
+
+@pytest.mark.without_bots
 async def test_a_bot_seat_is_played_by_one_instance_at_a_time(
     stack: Settings, role_settings: Callable[[str], Settings], redis: Any
 ) -> None:
