@@ -87,11 +87,11 @@ TYPED_DECODE = 0.9  # the least share of typed messages that must decode
 PLATFORM_FINISH = frozenset({"SeedRevealed", "GameSealed"})  # what a `finish:` command appends
 # The key families written with a TTL (services.runtime.keys: rate_key, a fixed window's counter
 # kept for the window and a second; session_key, which expires with the session; failures_key,
-# wrong passwords counted in a window; house_bot_lease_key, renewed while a gateway plays the
+# wrong passwords counted in a window; bot_lease_key, renewed while a bots instance plays the
 # seat). `tabula up`'s readiness probe of the gateway (GET /) opens a rate window, gone 61 s
 # later: expired, not lost. Every other family is kept for ever.
-EXPIRING = tuple(f"{PREFIX}:gw:{family}:" for family in ("rate", "session", "failures",
-                                                         "bots:lease"))  # fmt: skip
+EXPIRING = (*(f"{PREFIX}:gw:{family}:" for family in ("rate", "session", "failures")),
+            f"{PREFIX}:bots:lease:")  # fmt: skip
 
 
 def junk(types: dict[str, type[Any]]) -> st.SearchStrategy[Case]:
