@@ -276,9 +276,9 @@ async def test_a_bot_killed_mid_search_is_taken_up_and_its_thinkers_die_with_it(
 ) -> None:
     """Issue 24: the bots service is SIGKILLed while its level-5 bot searches (30 s of CPU
     allowed: it is still thinking), in a process of its own, below the services' priority.
-    Its thinker processes exit with it (no search goes on
-    for nobody); another instance takes the seat up once the lease lapses, and moves. Ann
-    resigns; the seat is finished and its record removed."""
+    Its thinker processes exit with it (no search goes on for nobody); another instance takes
+    the seat up once the lease lapses, and moves. Ann resigns; the seat is finished and its
+    record removed."""
     bots = role_settings("bots")
     logs = [tmp_path / f"bots-{i}.log" for i in range(2)]
     ann = people()
