@@ -68,6 +68,16 @@ def greedy_policy(rs: Ruleset[Any, Any], state: Any, seat: int, rng: random.Rand
     return rng.choice(pool)[0]
 
 
+def by_policy(policy: Policy, rng: random.Random) -> Think:
+    """A policy's choice, as `play_seat` asks for one."""
+
+    async def think(table: tables.Table, seat: int, _version: int) -> str | None:
+        action = policy(table.ruleset, table.game, seat, rng)
+        return None if action is None else table.ruleset.format_action(table.game, action)
+
+    return think
+
+
 @dataclass
 class BotResult:
     game_id: str
@@ -193,7 +203,7 @@ async def play_seat(client: Client, game_id: str, seat: int, token: str, *,
     """Play the seat to the game's end (sealed). `secret`: the seat's own (see Seat), for a
     bot that may be resumed; `seed`: the policy's choices; `think`, when given, chooses the
     game actions instead of `policy`."""
-    rng = random.Random(seed)
+    think = think or by_policy(policy, random.Random(seed))
     me = Seat(game_id, seat, secret)
     table: tables.Table | None = None
     moves = 0
@@ -231,16 +241,10 @@ async def play_seat(client: Client, game_id: str, seat: int, token: str, *,
                 # The events of one append arrive one by one: after a mating move the mated
                 # side may be "to act" until the GameEnded that follows it is read. Nothing to
                 # play: read on.
-                if think is not None:
-                    found = await think(table, seat, stored.version)
-                    if found is None:
-                        continue
-                    text = found
-                else:
-                    action = policy(rs, table.game, seat, rng)
-                    if action is None:
-                        continue
-                    text = rs.format_action(table.game, action)
+                found = await think(table, seat, stored.version)
+                if found is None:
+                    continue
+                text = found
             else:
                 text = me.fair_play_action(table)
             if await send(client, me, token, text, stored.version):

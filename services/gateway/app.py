@@ -108,7 +108,9 @@ class Register(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     password: str
 
 
-class OpenChallenge(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+class GameAsked(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """What a new game is asked with, against a person (OpenChallenge) or the house (PlayBots)."""
+
     ruleset: str
     variant: str = ""
     position: str = ""
@@ -117,18 +119,16 @@ class OpenChallenge(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fi
     move_deadline_ms: Annotated[int, msgspec.Meta(ge=0, le=30 * 86_400_000)] = 0
     clock: Clock | None = None  # real-time clocks: base and increment (docs/clocks.md)
     rated: bool = False  # counts for the players' ratings (accounts only)
+
+
+class OpenChallenge(GameAsked, frozen=True, kw_only=True, forbid_unknown_fields=True):
     # An account's name: the challenge is for that player alone, and not listed (issue 23)
     opponent: str = ""
 
 
-class PlayBots(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    ruleset: str
-    variant: str = ""
-    position: str = ""
-    seat: int = 0
-    move_deadline_ms: Annotated[int, msgspec.Meta(ge=0, le=30 * 86_400_000)] = 0
-    clock: Clock | None = None  # the bots think within their clock (services.bots.thinking)
-    rated: bool = False
+class PlayBots(GameAsked, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """On a clock, the bots think within it (services.bots.thinking)."""
+
     level: Annotated[int, msgspec.Meta(ge=1, le=5)] = BOT_LEVEL  # domain.search.levels
 
 

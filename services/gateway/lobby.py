@@ -466,10 +466,6 @@ class Lobby:
         holds the bots' tokens). Rated (an account's two-seat game: one player in several
         seats is never rated), each level has a rating of its own, as its player id."""
         created = find_ruleset(ruleset).create(variant, position)  # VariantError: typed
-        try:
-            levels.level(level)
-        except ValueError as exc:
-            raise refuse(ErrorCode.MALFORMED, str(exc)) from None
         if rated:
             _rated_needs_an_account(player)
         if not 0 <= seat < created.seats:
