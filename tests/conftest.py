@@ -28,6 +28,10 @@ from services.runtime.embedded import Server, start_nats, start_postgres, start_
 from services.runtime.eventstore import EventStore
 from services.runtime.service import Build, serve
 
+# A gateway gives a person waiting in the queue bots after a while (services.gateway.queue): in
+# tests, only where a test asks for it, so that no place a test left waiting meets a bot later.
+os.environ.setdefault("TABULA_GATEWAY_QUEUE_BOT_AFTER_S", "0")
+
 # The session's servers. Started here they are closed (services.runtime.access): each role
 # connects as its own user. NATS_URL / REDIS_URL given from outside are used as given.
 Servers = access.Endpoints

@@ -26,7 +26,7 @@ from services.gateway.door import Door, default_hosts, door, head_timeout
 from services.gateway.lobby import Lobby
 from services.gateway.people import Accounts, Limits, RateLimits, Sessions
 from services.gateway.play import BotDesk, Play
-from services.gateway.queue import Queue
+from services.gateway.queue import BOT_AFTER_S, Queue
 from services.runtime import bus, config, eventstore, logging
 from services.runtime.config import Settings
 
@@ -39,10 +39,13 @@ async def serving(
     sock: socket.socket,
     limits: Limits | None = None,
     door_config: Door | None = None,
+    queue_bot_after_s: float | None = None,
 ) -> AsyncIterator[tuple[uvicorn.Server, asyncio.Task[None]]]:
     """The gateway on a listening socket, serving once entered (connections wait in the
     socket's backlog until uvicorn takes them): the server and its task, which ends on SIGTERM
-    or Ctrl-C; stopped and closed on exit."""
+    or Ctrl-C; stopped and closed on exit. `queue_bot_after_s` (default
+    TABULA_GATEWAY_QUEUE_BOT_AFTER_S, else queue.BOT_AFTER_S): how long a person waits in the
+    queue before bots join it (0: never)."""
     door_config = door_config or Door.from_env(os.environ)
     hosts = door_config.hosts(sock)  # before connecting: a ValueError says what to configure
     nc = await bus.connect(settings.nats_url, name="tabula-gateway", max_reconnect_attempts=-1,
@@ -53,7 +56,9 @@ async def serving(
     started = asyncio.Event()
     limits = limits or Limits.parse(os.environ.get("TABULA_GATEWAY_LIMITS", "600,10,50"))
     bots = BotDesk(client, lobby)
-    queue = Queue(client, lobby)
+    if queue_bot_after_s is None:
+        queue_bot_after_s = float(os.environ.get("TABULA_GATEWAY_QUEUE_BOT_AFTER_S", BOT_AFTER_S))
+    queue = Queue(client, lobby, bot_after_s=queue_bot_after_s, hand_over=bots.hand)
     gateway = Gateway(Sessions(redis), Accounts(redis), RateLimits(redis), limits, lobby,
                       Play(client, lobby), bots, queue)  # fmt: skip
     app = build_app(gateway)

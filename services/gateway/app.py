@@ -135,6 +135,8 @@ class PlayBots(GameAsked, frozen=True, kw_only=True, forbid_unknown_fields=True)
 class JoinQueue(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     ruleset: str
     variant: str = ""
+    # Bots of this level take the other seats if nobody comes in time (0: wait for people).
+    bot_level: Annotated[int, msgspec.Meta(ge=0, le=5)] = BOT_LEVEL
 
 
 class Accept(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -341,11 +343,13 @@ async def lobby(request: Request[Any, Any, Any]) -> dict[str, Any]:
 @post("/api/queue", status_code=200)
 async def join_queue(request: Request[Any, Any, Any]) -> dict[str, Any]:
     """Queue for a game of a ruleset and variant with whoever else queues for it (people here,
-    bots over the bus); the lobby's answers tell the game once made (its `queue`), and a page
-    that stops asking leaves the queue."""
+    bots over the bus, and the house's bots of `bot_level` if nobody comes in time: its
+    `bot_at_ms`); the lobby's answers tell the game once made (its `queue`), and a page that
+    stops asking leaves the queue."""
     player = await signed_in(request)
     req = decode(await request.body(), JoinQueue)
-    return shown(await gateway_of(request).queue.join(player, req.ruleset, req.variant))
+    queue = gateway_of(request).queue
+    return shown(await queue.join(player, req.ruleset, req.variant, req.bot_level))
 
 
 @get("/api/queue")

@@ -486,13 +486,9 @@ class Lobby:
                 clock=clock, rated=rated)  # fmt: skip
             await self.seat(game.game_id, created.seats, seated,
                             {g.seat: g.token for g in game.seats}, [player])  # fmt: skip
-            bots: dict[str, str] = {str(s.seat): str(level) for s in seated
-                                    if s.player != player.id}  # fmt: skip
-            await self.redis.hset(keys.house_bot_key(game.game_id), mapping=bots)  # type: ignore[arg-type]
-            now = int(time.time() * 1000)
-            await self.redis.zadd(keys.HOUSE_BOT_SEATS,
-                                  {f"{game.game_id} {s}": now for s in bots})  # fmt: skip
-            await self.redis.zadd(mine, {game.game_id: now})
+            await self.bots_to_hand(game.game_id, {s.seat: level for s in seated
+                                                   if s.player != player.id})  # fmt: skip
+            await self.redis.zadd(mine, {game.game_id: int(time.time() * 1000)})
         finally:
             await self.redis.zrem(mine, pending)
         table = await self.table(game.game_id)
@@ -500,8 +496,15 @@ class Lobby:
         return table
 
     async def _check_bot_cap(self, mine: str, pending: str) -> None:
-        """Refuse a game against the house beyond the player's cap. Games counted that have
-        ended meanwhile (their bots not yet done: a gateway away) are asked after and let go."""
+        """Refuse a game against the house beyond the player's cap."""
+        if not await self.may_play_bots(mine, pending):
+            raise refuse(ErrorCode.RATE_LIMITED, f"at most {BOT_GAMES_PER_PLAYER} unfinished "
+                         "games against the house at once: finish one first")  # fmt: skip
+
+    async def may_play_bots(self, mine: str, pending: str = "") -> bool:
+        """Whether the player (`mine`: its key of games against the house) is under its cap
+        of those games, `pending` aside. Games counted that have ended meanwhile (their bots
+        not yet done: a gateway away) are asked after and let go."""
         now = int(time.time() * 1000)
         held = []
         scored = await self.redis.zrange(mine, 0, -1, withscores=True)
@@ -514,14 +517,19 @@ class Lobby:
                 continue
             held.append(member)
         if len(held) < BOT_GAMES_PER_PLAYER:
-            return
-        for game_id in held:
+            return True
+        for game_id in list(held):
             if not game_id.startswith("pending:") and (await self.client.view(game_id)).result:
                 await self.redis.zrem(mine, game_id)
                 held.remove(game_id)
-        if len(held) >= BOT_GAMES_PER_PLAYER:
-            raise refuse(ErrorCode.RATE_LIMITED, f"at most {BOT_GAMES_PER_PLAYER} unfinished "
-                         "games against the house at once: finish one first")  # fmt: skip
+        return len(held) < BOT_GAMES_PER_PLAYER
+
+    async def bots_to_hand(self, game_id: str, levels: dict[int, int]) -> None:
+        """Record bot seats (seat -> level) to be handed to the bots service (BotDesk)."""
+        fields = {str(seat): str(lv) for seat, lv in levels.items()}
+        await self.redis.hset(keys.house_bot_key(game_id), mapping=fields)  # type: ignore[arg-type]
+        now = int(time.time() * 1000)
+        await self.redis.zadd(keys.HOUSE_BOT_SEATS, {f"{game_id} {seat}": now for seat in levels})
 
     async def bot_seats(self) -> list[tuple[str, int]]:
         """Every house-bot seat not yet handed to the bots service, oldest first."""

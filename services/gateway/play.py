@@ -60,7 +60,7 @@ class BotDesk:
             await asyncio.sleep(self.SWEEP_S)  # the sweep's period
             try:
                 for game_id, seat in await self.lobby.bot_seats():
-                    await self._hand(game_id, seat)
+                    await self.hand(game_id, seat)
             except Exception as exc:  # noqa: BLE001  # the store away: the next sweep retries
                 log.warning("house bots not handed over", error=repr(exc))
 
@@ -68,9 +68,10 @@ class BotDesk:
         """Hand the bots service the bot seats of a game just made (Lobby.against_bots)."""
         for s in table.seated:
             if is_bot(s.player):
-                await self._hand(table.game_id, s.seat, table)
+                await self.hand(table.game_id, s.seat, table)
 
-    async def _hand(self, game_id: str, seat: int, table: Table | None = None) -> None:
+    async def hand(self, game_id: str, seat: int, table: Table | None = None) -> None:
+        """Hand one recorded bot seat over; left recorded (for the sweep) if that failed."""
         level = await self.lobby.bot_level(game_id, seat)
         table = table or await self.lobby.table(game_id)
         if level is None or table is None or seat not in table.tokens:

@@ -141,6 +141,16 @@ def player_bot_games_key(player: str) -> str:
 QUEUE_SEEN: Final = f"{PREFIX}:gw:queue:seen"  # sorted set: ticket -> its page's last ask (ms)
 
 
+# Places due their bots (services.gateway.queue.Queue.fill): ticket -> when (ms). A place is
+# filled under a lease, so that a gateway dying mid-way leaves it to another.
+QUEUE_BOTS_DUE: Final = f"{PREFIX}:gw:queue:bots-due"
+
+
+def queue_fill_key(ticket: str) -> str:
+    """String, expiring: the lease of the gateway filling the place's table with bots."""
+    return f"{PREFIX}:gw:queue:fill:{ticket}"
+
+
 def queue_player_key(player: str) -> str:
     """String: the ticket of the player's latest place (which may be gone since)."""
     return f"{PREFIX}:gw:queue:player:{player}"
@@ -149,7 +159,9 @@ def queue_player_key(player: str) -> str:
 def queue_place_key(ticket: str) -> str:
     """Hash: player, name, owner (the secret that cancels the ticket), key (the X25519
     private key its seat token comes sealed to, hex), ruleset, variant, seats, waiting, and
-    game_id and seat once seated. Never leaves the gateway."""
+    game_id and seat once seated; a person's also bot_level and bot_at (when
+    bots join it, ms; 0: never); a bot's bot (its level) and for (its person's player id).
+    Never leaves the gateway."""
     return f"{PREFIX}:gw:queue:place:{ticket}"
 
 

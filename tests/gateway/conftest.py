@@ -55,6 +55,16 @@ async def next_frame(ws: Any) -> dict[str, Any]:
     return frame
 
 
+async def until_event(ws: Any, wanted: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
+    """The first event of the feed that is `wanted` (the caller bounds the wait)."""
+    while True:
+        frame = await next_frame(ws)
+        for event in frame.get("events", []):
+            if wanted(event):
+                found: dict[str, Any] = event
+                return found
+
+
 @pytest.fixture
 async def gateway(stack: Settings, role_settings: Callable[[str], Settings]) -> AsyncIterator[str]:
     """The gateway's base URL, serving over the in-process services as its own users."""

@@ -26,7 +26,7 @@ from services.gateway.lobby import BOT_GAMES_PER_PLAYER, BOT_MOVE_DEADLINE_MS
 from services.runtime import keys
 from services.runtime.config import Settings
 from services.runtime.eventstore import EventStore
-from tests.gateway.conftest import next_frame
+from tests.gateway.conftest import next_frame, until_event
 from tests.rulesets import register
 
 register()  # the in-process services and the gateway share this registry
@@ -36,16 +36,6 @@ ROOT = Path(__file__).resolve().parents[2]
 def error_of(reply: httpx.Response) -> dict[str, Any]:
     body: dict[str, Any] = reply.json()["error"]
     return body
-
-
-async def until_event(ws: Any, wanted: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
-    """The first event of the feed that is `wanted` (the caller bounds the wait)."""
-    while True:
-        frame = await next_frame(ws)
-        for event in frame.get("events", []):
-            if wanted(event):
-                found: dict[str, Any] = event
-                return found
 
 
 def of(kind: str, seat: int | None = None) -> Callable[[dict[str, Any]], bool]:

@@ -1,7 +1,10 @@
 """The matchmaking queue through the gateway: people queue from the lobby and are seated
-together, or with a bot that queued over the bus; a player who leaves, or whose page stops
-asking, is never paired."""
+together, or with a bot that queued over the bus, or with the house's bots once nobody has come
+in time; a player who leaves, or whose page stops asking, is never paired.
 
+Gateways here give no bots to the queue unless a test asks (tests/conftest.py)."""
+
+import asyncio
 import contextlib
 import time
 from collections.abc import AsyncIterator, Callable
@@ -12,12 +15,12 @@ import pytest
 from contracts.errors import ErrorCode
 from services.client.client import Client
 from services.gateway.__main__ import listen, serving
-from services.gateway.lobby import Lobby
+from services.gateway.lobby import BOT_GAMES_PER_PLAYER, Lobby
 from services.gateway.people import Limits, Player
-from services.gateway.queue import UNSEEN_S, Queue
-from services.runtime import eventstore
+from services.gateway.queue import BOT_AFTER_S, UNSEEN_S, Queue
+from services.runtime import eventstore, keys
 from services.runtime.config import Settings
-from tests.gateway.conftest import Person
+from tests.gateway.conftest import Person, until_event
 from tests.rulesets import register
 
 register()  # the in-process services and the gateway share this registry
@@ -29,11 +32,13 @@ def ms_after(seconds: float) -> int:
 
 
 @contextlib.asynccontextmanager
-async def another_gateway(role_settings: Callable[[str], Settings]) -> AsyncIterator[str]:
+async def another_gateway(role_settings: Callable[[str], Settings],
+                          queue_bot_after_s: float = 0) -> AsyncIterator[str]:  # fmt: skip
     """A second gateway on the same stack and store (the `gateway` fixture's way), closed on
     exit: its process state is gone then."""
     sock = listen("127.0.0.1", 0)
-    async with serving(role_settings("gateway"), sock, Limits(100_000, 100_000, 1_000)):
+    async with serving(role_settings("gateway"), sock, Limits(100_000, 100_000, 1_000),
+                       queue_bot_after_s=queue_bot_after_s):  # fmt: skip
         yield f"http://127.0.0.1:{sock.getsockname()[1]}"
 
 
@@ -52,7 +57,8 @@ async def test_two_people_queue_and_are_seated_in_one_game(people: Callable[[], 
     await bob.sign_in("Bob")
     first = await ann.post("/api/queue", {"ruleset": "chess3d"})
     assert first.json() == {"queued": True, "ruleset": "chess3d", "variant": "",
-                            "waiting": 1, "game_id": ""}  # fmt: skip
+                            "waiting": 1, "game_id": "", "bot_level": 0,
+                            "bot_at_ms": 0}  # fmt: skip
     await bob.post("/api/queue", {"ruleset": "chess3d"})
     game_id = (await seated(ann))["game_id"]
     assert (await seated(bob))["game_id"] == game_id
@@ -103,6 +109,39 @@ async def test_who_leaves_the_queue_is_not_paired_and_bad_requests_are_typed(
         assert (await stranger.post("/api/queue", {"ruleset": "race"})).status_code == 401
     finally:
         await stranger.close()
+
+
+async def test_a_person_nobody_comes_for_plays_a_bot_that_queued_for_the_seat(
+    stack: Settings, role_settings: Callable[[str], Settings]
+) -> None:
+    """A gateway giving bots after 1 s: Ann, alone in the queue, is told when a bot of the
+    level she chose will come; its own round queues the bot, both are seated, and the bots
+    service plays the bot's seat."""
+    async with another_gateway(role_settings, queue_bot_after_s=1) as base:
+        ann = Person(base)
+        try:
+            await ann.sign_in("Ann")
+            before = int(time.time() * 1000)
+            joined = (await ann.post("/api/queue", {"ruleset": "chess3d", "bot_level": 1})).json()
+            assert (joined["waiting"], joined["bot_level"]) == (1, 1), joined
+            assert before + 1000 <= joined["bot_at_ms"] <= int(time.time() * 1000) + 1000
+            game_id = (await seated(ann))["game_id"]
+            game = (await ann.get(f"/api/games/{game_id}")).json()
+            bot = 1 - game["you"]
+            assert {s["seat"]: s["name"] for s in game["seated"]} == {
+                game["you"]: "Ann",
+                bot: "Bot, level 1 (random)",
+            }
+            async with ann.feed(game_id) as ws:
+                if bot == 1:
+                    opened = await ann.post(f"/api/games/{game_id}/actions",
+                                            {"action": "IE2-IE4", "command_id": "a1"})  # fmt: skip
+                    assert opened.status_code == 200, opened.text
+                await asyncio.wait_for(until_event(ws, lambda e: e["action"].startswith(
+                    f"{bot} ")), 30)  # fmt: skip
+            assert (await ann.get("/api/queue")).json() == {"queued": False}
+        finally:
+            await ann.close()
 
 
 @pytest.fixture
@@ -196,3 +235,47 @@ async def test_another_gateways_reaper_cancels_a_place_whose_page_stopped_asking
     assert (await ann.get("/api/queue")).json() == {"queued": False}
     alone = await bob.post("/api/queue", {"ruleset": "race"})
     assert alone.json()["waiting"] == 1, alone.text
+
+
+async def test_bots_come_once_due_at_the_level_asked_and_within_the_cap(
+    gateway: str, people: Callable[[], Person], queue: Queue, redis: Any
+) -> None:
+    """Driven with the time passed in: a place is given bots once due, not before, of the
+    level asked and counted as a game against the house; none when asked for none, or for a
+    player at its cap of such games (the `gateway` fixture's seats the assignments)."""
+    ann = people()
+    ann_id = (await ann.sign_in("Ann"))["id"]
+    none = Player("g" + "4" * 16, "None")
+    joined = await queue.join(none, "chess3d", "", bot_level=0)
+    assert (joined.bot_level, joined.bot_at_ms) == (0, 0)
+    await queue.fill(ms_after(BOT_AFTER_S + 1))
+    assert (await queue.show(none)).waiting == 1  # type: ignore[union-attr]
+    assert await queue.leave(none)
+
+    you = Player(ann_id, "Ann")
+    joined = await queue.join(you, "race", "", bot_level=2)
+    assert joined.bot_level == 2
+    assert joined.bot_at_ms > 0
+    await queue.fill(ms_after(BOT_AFTER_S / 2))  # not yet
+    place = await queue.show(you)
+    assert place is not None
+    assert (place.waiting, place.game_id) == (1, "")
+    await queue.fill(ms_after(BOT_AFTER_S + 1))
+    place = await queue.show(you, wait_s=20)
+    assert place is not None
+    assert place.game_id, place
+    table = await queue.lobby.table(place.game_id)
+    assert table is not None
+    assert sorted(s.player for s in table.seated) == sorted([ann_id, "bot2"])
+    held = await redis.zrange(keys.player_bot_games_key(ann_id), 0, -1)
+    assert place.game_id.encode() in held
+
+    for _ in range(BOT_GAMES_PER_PLAYER - 1):  # to the cap of games against the house
+        assert (await ann.post("/api/bots", {"ruleset": "chess3d"})).status_code == 201
+    await queue.join(you, "race", "", bot_level=2)
+    await queue.fill(ms_after(BOT_AFTER_S + 1))
+    place = await queue.show(you)
+    assert place is not None
+    assert (place.waiting, place.game_id) == (1, "")
+    assert not await redis.zrange(keys.QUEUE_BOTS_DUE, 0, -1)  # looked at, and let go
+    assert await queue.leave(you)

@@ -203,7 +203,9 @@ async function lobby() {
     }
     queued.replaceChildren(...(data.queue.queued ? [h("p", { class: "card" },
       `Looking for an opponent: ${data.queue.ruleset}${data.queue.variant ? ` (${data.queue.variant})` : ""}`
-      + ` (${data.queue.waiting} waiting) `,
+      + ` (${data.queue.waiting} waiting)`
+      + (data.queue.bot_at_ms ? `; if nobody comes by ${new Date(data.queue.bot_at_ms)
+        .toLocaleTimeString()}, a level ${data.queue.bot_level} bot takes the seat` : "") + " ",
       h("button", { onclick: async () => {
         await api("/api/queue", { method: "DELETE" });
         refresh();
@@ -303,7 +305,8 @@ function challengeForm(rulesets, error, done) {
     if (clock) body.clock = bot.clock = { base_ms: clock[0], increment_ms: clock[1] };
     try {
       if (e.submitter?.value === "queue") {
-        await api("/api/queue", { method: "POST", body: { ruleset: body.ruleset, variant } });
+        await api("/api/queue", { method: "POST",
+                                  body: { ruleset: body.ruleset, variant, bot_level: bot.level } });
         error.replaceChildren();
         done();
         return;
@@ -341,7 +344,8 @@ function challengeForm(rulesets, error, done) {
     " ", field("Bot level", level),
     " ", h("button", { type: "submit", value: "bot" }, "Play a house bot"),
     " ", h("button", { type: "submit", value: "queue", title: "Be paired with the next player "
-      + "who queues for the same game and variant (the seat is chosen for you)" },
+      + "who queues for the same game and variant (the seat is chosen for you); if nobody "
+      + "comes in time, house bots of the level chosen take the other seats" },
       "Find an opponent"));
   return form;
 }
