@@ -169,6 +169,47 @@ def attacked(b: Board, sq: int, by: int, q26: bool) -> bool:
     return False
 
 
+# The men of one side that attack by leaping, each with its step table, and along lines, each
+# with its line table: what `attacked` finds on the board, found once to test many cubes.
+Attackers = tuple[list[tuple[int, list[bool]]], list[tuple[int, list[int]]]]
+
+
+def attackers(b: Board, by: int, q26: bool) -> Attackers:
+    leapers = []
+    for piece, step in LEAPERS[by]:
+        i = b.find(piece)
+        while i >= 0:
+            leapers.append((i, step))
+            i = b.find(piece, i + 1)
+    sliders = []
+    for piece, line in SLIDERS[q26][by]:
+        i = b.find(piece)
+        while i >= 0:
+            sliders.append((i, line))
+            i = b.find(piece, i + 1)
+    return leapers, sliders
+
+
+def attacked_by(b: Board, sq: int, by: int, men: Attackers) -> bool:
+    """`attacked(b, sq, by, q26)`, given `men = attackers(b, by, q26)` of the same board."""
+    base = MAX_DELTA - sq
+    leapers, sliders = men
+    for i, step in leapers:
+        if step[i + base]:
+            return True
+    if COLORS[by] | PAWN in PAWN_ATTACKERS[by][sq](b):
+        return True
+    for i, line in sliders:
+        d = line[i + base]
+        if d:
+            t = sq + d
+            while b[t] == EMPTY:
+                t += d
+            if t == i:
+                return True
+    return False
+
+
 def piece_moves(
     b: Board,
     sq: int,
@@ -313,9 +354,17 @@ def make_board(b: Board, move: MoveTuple, ep: int) -> bytearray:
 
 
 def is_legal(
-    b: Board, move: MoveTuple, side: int, king: int, in_check: bool, ep: int, q26: bool
+    b: Board,
+    move: MoveTuple,
+    side: int,
+    king: int,
+    in_check: bool,
+    ep: int,
+    q26: bool,
+    enemies: Attackers | None = None,
 ) -> bool:
-    """C3-4.2: a pseudo-legal move is legal iff the mover's King is not attacked after it."""
+    """C3-4.2: a pseudo-legal move is legal iff the mover's King is not attacked after it.
+    `enemies` may give `attackers(b, side ^ 1, q26)` when many King steps are tested."""
     fr, to, _ = move
     if fr == king:
         d = fr - to
@@ -323,7 +372,11 @@ def is_legal(
             return not attacked(make_board(b, move, ep), to, side ^ 1, q26)
         # A King step changes only `fr` (emptied) and `to` (which attacked ignores), so `to`
         # is attacked after it iff it is now, or a line opens through `fr` (d points onward).
-        if attacked(b, to, side ^ 1, q26):
+        if (
+            attacked(b, to, side ^ 1, q26)
+            if enemies is None
+            else attacked_by(b, to, side ^ 1, enemies)
+        ):
             return False
         t = fr + d
         while b[t] == EMPTY:
@@ -345,21 +398,84 @@ def is_legal(
     return not (x & COLORS[side ^ 1] and x & 7 in LINE_KINDS[q26][d])
 
 
+# OWN_MEN[seat]: the `bytes.translate` table that marks the cells of the seat's men with 1.
+OWN_MEN: Final = tuple(bytes(1 if i & col else 0 for i in range(256)) for col in COLORS)
+
+
 def own_squares(b: Board, side: int) -> Iterator[int]:
-    own = COLORS[side]
-    for sq in SQUARES:
-        if b[sq] & own:
-            yield sq
+    """The cubes of `side`'s men, in mailbox order (found by `find` on the marked board)."""
+    marks = b.translate(OWN_MEN[side])
+    sq = marks.find(1)
+    while sq >= 0:
+        yield sq
+        sq = marks.find(1, sq + 1)
+
+
+def pins(b: Board, side: int, king: int, q26: bool) -> dict[int, range]:
+    """The men of `side` pinned to its King: cube -> the cubes of its pin line from the King
+    (excluded) to the pinning slider (included), the only ones it may move to (C3-4.2)."""
+    own, enemy = COLORS[side], COLORS[side ^ 1]
+    pinned = {}
+    for d, kinds in LINE_KINDS[q26].items():
+        if not kinds:
+            continue
+        t = king + d
+        while b[t] == EMPTY:
+            t += d
+        if not b[t] & own:
+            continue
+        man = t
+        t += d
+        while b[t] == EMPTY:
+            t += d
+        x = b[t]
+        if x & enemy and x & 7 in kinds:
+            pinned[man] = range(king + d, t + d, d)
+    return pinned
 
 
 def legal_moves(
-    b: Board, side: int, castling: int, ep: int, double: int, king: int, q26: bool
+    b: Board,
+    side: int,
+    castling: int,
+    ep: int,
+    double: int,
+    king: int,
+    q26: bool,
+    in_check: bool | None = None,
 ) -> list[MoveTuple]:
-    in_check = attacked(b, king, side ^ 1, q26)
-    pseudo: list[MoveTuple] = []
+    """The legal moves of `side`, in the order piece_moves makes them, men by cube (`in_check`
+    may be given when already known)."""
+    if in_check is None:
+        in_check = attacked(b, king, side ^ 1, q26)
+    # The enemy men are found once for the King's steps (it has up to 26).
+    enemies = attackers(b, side ^ 1, q26)
+    if in_check:
+        pseudo: list[MoveTuple] = []
+        for sq in own_squares(b, side):
+            piece_moves(b, sq, side, castling, ep, double, q26, pseudo)
+        return [m for m in pseudo if is_legal(b, m, side, king, True, ep, q26, enemies)]
+    # Out of check, what is_legal finds for a man other than the King, from the pins found
+    # once: only a pinned man can uncover an attack, and it may stay on its pin line; every
+    # move of a man neither pinned nor a pawn that may take en passant is legal. The King's
+    # moves and en passant (which empties a second cube) are tested one by one.
+    pinned = pins(b, side, king, q26)
+    legal: list[MoveTuple] = []
     for sq in own_squares(b, side):
-        piece_moves(b, sq, side, castling, ep, double, q26, pseudo)
-    return [m for m in pseudo if is_legal(b, m, side, king, in_check, ep, q26)]
+        line = pinned.get(sq)
+        takes_ep = ep != 0 and b[sq] & 7 == PAWN
+        if line is None and not takes_ep and sq != king:
+            piece_moves(b, sq, side, castling, ep, double, q26, legal)
+            continue
+        moves: list[MoveTuple] = []
+        piece_moves(b, sq, side, castling, ep, double, q26, moves)
+        for m in moves:
+            if sq == king or (takes_ep and m[1] == ep):
+                if is_legal(b, m, side, king, False, ep, q26, enemies):
+                    legal.append(m)
+            elif line is None or m[1] in line:
+                legal.append(m)
+    return legal
 
 
 def count_legal(

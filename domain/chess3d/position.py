@@ -170,7 +170,7 @@ def with_demand(pos: Position) -> Position:
 
 def generate_legal_moves(pos: Position, q26: bool) -> list[MoveTuple]:
     return legal_moves(
-        pos.board, pos.turn, pos.castling, pos.ep, pos.double, pos.kings[pos.turn], q26
+        pos.board, pos.turn, pos.castling, pos.ep, pos.double, pos.kings[pos.turn], q26, pos.check
     )
 
 

@@ -2,7 +2,7 @@
 
 from collections.abc import Sequence
 from enum import StrEnum
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import Any, Final, NamedTuple
 
 from contracts.chess3d import (
@@ -96,6 +96,8 @@ class Command(StrEnum):
 
 
 Action = Move | Command
+# Move(*m) for a move triple of movegen, without the Python-level __new__ of a NamedTuple.
+_new_move: Final = partial(tuple.__new__, Move)
 
 
 class State(NamedTuple):
@@ -152,11 +154,11 @@ class Chess3D:
         if state.outcome or seat not in (0, 1):
             return []
         actions: list[Action] = []
-        if seat == state.pos.turn:
-            actions.extend(Move(*m) for m in generate_legal_moves(state.pos, state.config.q26))
-        actions.extend(
-            c for c in Command if not isinstance(self._command(state, seat, c), Rejection)
-        )
+        pos = state.pos
+        if seat == pos.turn:
+            actions.extend(map(_new_move, generate_legal_moves(pos, state.config.q26)))
+        mode = state.config.fifty_move_mode
+        actions.extend(_legal_commands(state.agreement, seat, pos.turn, mode, pos.demand >= 0))
         return actions
 
     def parse_action(self, state: State, seat: int, text: str) -> Action | Rejection:
@@ -182,19 +184,8 @@ class Chess3D:
 
     def _command(self, state: State, seat: int, command: Command) -> Decision:
         pos = state.pos
-        if command in agreement.VERBS:  # C3-7.7, C3-7.8
-            return agreement.decide(command, seat, state.agreement, "C3-7.7",
-                                    may_offer=seat == pos.turn)  # fmt: skip
-        # The demand-mate command (C3-7.6).
         mode = state.config.fifty_move_mode
-        if mode != "demand":
-            clause = "C3-7.6.3" if mode == "automatic" else "C3-7.6.4"
-            return _illegal(f"demand-mate is not used with fifty_move_mode={mode}", clause)
-        if seat != pos.turn:
-            return Rejection(ErrorCode.NOT_YOUR_TURN, "demand mate on your turn", "C3-7.6.2")
-        if pos.demand >= 0:
-            return _illegal("a demand-mate is already in force", "C3-7.6.2")
-        return (MateDemanded(seat=seat),)
+        return _command_decision(command, seat, state.agreement, pos.turn, mode, pos.demand >= 0)
 
     def _move(self, state: State, seat: int, move: Move) -> Decision:
         pos = state.pos
@@ -270,6 +261,37 @@ class Chess3D:
 
     def perft(self, state: State, depth: int) -> int:
         return perft(state.pos, depth, state.config.q26)
+
+
+def _command_decision(
+    command: Command, seat: int, agreed: Agreement, turn: int, mode: str, demanded: bool
+) -> Decision:
+    """A command's decision, from all it depends on: the agreement, whose turn it is, the
+    fifty-move mode and whether a demand-mate is in force."""
+    if command in agreement.VERBS:  # C3-7.7, C3-7.8
+        return agreement.decide(command, seat, agreed, "C3-7.7", may_offer=seat == turn)
+    # The demand-mate command (C3-7.6).
+    if mode != "demand":
+        clause = "C3-7.6.3" if mode == "automatic" else "C3-7.6.4"
+        return _illegal(f"demand-mate is not used with fifty_move_mode={mode}", clause)
+    if seat != turn:
+        return Rejection(ErrorCode.NOT_YOUR_TURN, "demand mate on your turn", "C3-7.6.2")
+    if demanded:
+        return _illegal("a demand-mate is already in force", "C3-7.6.2")
+    return (MateDemanded(seat=seat),)
+
+
+@lru_cache(maxsize=1024)
+def _legal_commands(
+    agreed: Agreement, seat: int, turn: int, mode: str, demanded: bool
+) -> tuple[Command, ...]:
+    """The commands `_command_decision` accepts, in `Command` order: the same few inputs recur in
+    nearly every state, so the answer is kept rather than decided again for each list."""
+    return tuple(
+        c
+        for c in Command
+        if not isinstance(_command_decision(c, seat, agreed, turn, mode, demanded), Rejection)
+    )
 
 
 def _parse_action(text: str, seat: int) -> Action | Rejection:

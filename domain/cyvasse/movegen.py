@@ -5,6 +5,9 @@ attacks, values with terrain and morale, options e-g) is in version_c.py: the en
 capture_allowed, legal_moves, has_legal_move and play hand a position with terrain to it once per
 call, so that A and B pay nothing for it. Pure functions over `Position` and `Config`."""
 
+from collections.abc import Callable, Iterable
+from functools import cache, partial
+
 from domain.cyvasse import version_c
 from domain.cyvasse.board import (
     COLOURS,
@@ -16,6 +19,7 @@ from domain.cyvasse.board import (
     VALUE,
     Geometry,
     Position,
+    geometry,
     owner,
 )
 from domain.cyvasse.move import (
@@ -89,8 +93,17 @@ def threateners(cfg: Config, geo: Geometry, board: bytes, target: int, by: int) 
 
 def attacked(cfg: Config, geo: Geometry, board: bytes, target: int, by: int) -> bool:
     """Whether some man of `by` threatens `target` (CY-6.1.1, sea threats: CY-6.5.2)."""
+    return _threatened_along(cfg, geo, board, target, by, geo.dirs) or (
+        cfg.sea_movement and bool(sea_threats(geo, board, b"", target, by))
+    )
+
+
+def _threatened_along(
+    cfg: Config, geo: Geometry, board: bytes, target: int, by: int, dirs: Iterable[int]
+) -> bool:
+    """Whether some man of `by` threatens `target` along one of `dirs` (sea threats aside)."""
     rays, opposite, reach, scan = geo.rays, geo.opposite, geo.reach, geo.scan
-    for d in geo.dirs:
+    for d in dirs:
         back = opposite[d]
         for k, s in enumerate(rays[target][d][:scan], 1):
             man = board[s]
@@ -100,7 +113,25 @@ def attacked(cfg: Config, geo: Geometry, board: bytes, target: int, by: int) -> 
             if k <= reach[kind] and capture_modes(cfg, geo, board, by, kind, rays[s][back],
                                                   back, k):  # fmt: skip
                 return True
-    return cfg.sea_movement and bool(sea_threats(geo, board, b"", target, by))
+    return False
+
+
+@cache
+def _read_by_lines(board: str) -> tuple[dict[int, tuple[int, ...]], ...]:
+    """Per target cell: cell -> the directions d whose part of `_threatened_along` reads that
+    cell (the men up to `scan` cells along d and the cells capture_modes looks at between)."""
+    geo = geometry(board)
+    table = []
+    for target in range(geo.size):
+        reads: dict[int, list[int]] = {}
+        for d in geo.dirs:
+            back = geo.opposite[d]
+            for k, s in enumerate(geo.rays[target][d][: geo.scan], 1):
+                for cell in (s, *geo.rays[s][back][: k - 1]):
+                    if d not in reads.setdefault(cell, []):
+                        reads[cell].append(d)
+        table.append({cell: tuple(dirs) for cell, dirs in reads.items()})
+    return tuple(table)
 
 
 def pseudo_from(cfg: Config, geo: Geometry, board: bytes, side: int, s: int) -> list[Move]:
@@ -110,25 +141,40 @@ def pseudo_from(cfg: Config, geo: Geometry, board: bytes, side: int, s: int) -> 
     out: list[Move] = []
     dirs, rng = geo.moves[kind]
     rays = geo.rays[s]
-    for d in dirs:  # moves: CY-5.2.1, CY-5.2.2
-        for t in rays[d][:rng]:
-            p = board[t]
-            if not p:
+    if kind not in (TREBUCHET, DRAGON):
+        # The other men capture only as they move (CY-5.4.1): the first man along one of
+        # their directions (which run in `geo.dirs` order) within range. One pass finds what
+        # capture_modes would, the captures listed after the moves.
+        captures = []
+        for d in dirs:  # moves: CY-5.2.1, CY-5.2.2
+            for t in rays[d][:rng]:
+                p = board[t]
+                if p:
+                    if p & KIND != MOUNTAIN and owner(p) != side:  # CY-5.4.9, CY-R56
+                        captures.append(Move(CAPTURE, s, t))
+                    break
                 out.append(Move(MOVE, s, t))
-            elif not (kind == DRAGON and p & KIND == MOUNTAIN):
-                break
-    reach = geo.reach[kind]
-    for d in geo.dirs:  # captures: CY-5.4
-        ray = rays[d]
-        for k, t in enumerate(ray[:reach], 1):
-            p = board[t]
-            if not p or p & KIND == MOUNTAIN or owner(p) == side:  # CY-5.4.9, CY-R56
-                continue
-            modes = capture_modes(cfg, geo, board, side, kind, ray, d, k)
-            if modes & DISPLACE:
-                out.append(Move(CAPTURE, s, t))
-            if modes & STATIONARY:
-                out.append(Move(SHOOT, s, t))
+        out += captures
+    else:
+        for d in dirs:  # moves: CY-5.2.1, CY-5.2.2
+            for t in rays[d][:rng]:
+                p = board[t]
+                if not p:
+                    out.append(Move(MOVE, s, t))
+                elif not (kind == DRAGON and p & KIND == MOUNTAIN):
+                    break
+        reach = geo.reach[kind]
+        for d in geo.dirs:  # captures: CY-5.4
+            ray = rays[d]
+            for k, t in enumerate(ray[:reach], 1):
+                p = board[t]
+                if not p or p & KIND == MOUNTAIN or owner(p) == side:  # CY-5.4.9, CY-R56
+                    continue
+                modes = capture_modes(cfg, geo, board, side, kind, ray, d, k)
+                if modes & DISPLACE:
+                    out.append(Move(CAPTURE, s, t))
+                if modes & STATIONARY:
+                    out.append(Move(SHOOT, s, t))
     if cfg.sea_movement and kind != DRAGON:  # CY-6.5.2, CY-R52: to a neighbouring port
         for t in geo.sea[s]:
             p = board[t]
@@ -189,12 +235,55 @@ def is_legal(cfg: Config, geo: Geometry, pos: Position, move: Move) -> bool:
     return not in_check(cfg, geo, apply(board, move, side), side)
 
 
+def _legality(cfg: Config, geo: Geometry, pos: Position) -> Callable[[Move], bool]:
+    """`is_legal` for the many actions of one position (versions A and B).
+
+    Version A out of check: an action threatens its own King only along a line whose cells it
+    changes, and only along one with an enemy man in reach of the King already (an action
+    adds no enemy man), so only those lines are tested again (and sea threats, which read the
+    King's two ports); an action that changes none needs no board built. Moves of the King
+    itself are tested whole."""
+    if cfg.values:
+        return partial(is_legal, cfg, geo, pos)
+    board, side = pos.board, pos.turn
+    king = board.find(COLOURS[side] | KING)
+    if king < 0 or attacked(cfg, geo, board, king, side ^ 1):
+        return partial(is_legal, cfg, geo, pos)
+    reads = _read_by_lines(geo.board)[king]
+    reach, enemy = geo.reach, side ^ 1
+    live = {
+        d
+        for d in geo.dirs
+        for k, s in enumerate(geo.rays[king][d][: geo.scan], 1)
+        if (man := board[s]) and owner(man) == enemy and k <= reach[man & KIND]
+    }
+    sea = cfg.sea_movement
+
+    def legal(move: Move) -> bool:
+        _mode, fr, to, _promote = move
+        if captures_king(board, move):
+            return True
+        if fr == king:
+            return is_legal(cfg, geo, pos, move)
+        dirs = [d for d in (*reads.get(fr, ()), *reads.get(to, ())) if d in live]
+        if not dirs and not sea:
+            return True
+        after = apply(board, move, side)
+        return not (
+            _threatened_along(cfg, geo, after, king, enemy, dirs)
+            or (sea and sea_threats(geo, after, b"", king, enemy))
+        )
+
+    return legal
+
+
 def legal_moves(cfg: Config, geo: Geometry, pos: Position) -> list[Move]:
     """Every legal board action of the side to move; `pass` alone in B, C when none (CY-4.3)."""
     if pos.terrain:
         moves = version_c.legal_moves(cfg, geo, pos)
         return moves or [PASS_MOVE]
-    moves = [m for m in pseudo_moves(cfg, geo, pos) if is_legal(cfg, geo, pos, m)]
+    legal = _legality(cfg, geo, pos)
+    moves = [m for m in pseudo_moves(cfg, geo, pos) if legal(m)]
     if not moves and cfg.values:
         return [PASS_MOVE]
     return moves
@@ -206,14 +295,15 @@ def has_legal_move(cfg: Config, geo: Geometry, pos: Position) -> bool:
         return bool(version_c.legal_moves(cfg, geo, pos))
     board, side = pos.board, pos.turn
     colour = COLOURS[side]
+    legal = _legality(cfg, geo, pos)
     for s, man in enumerate(board):
         if man and man & ~KIND == colour and man & KIND != MOUNTAIN:
             for m in pseudo_from(cfg, geo, board, side, s):
-                if is_legal(cfg, geo, pos, m):
+                if legal(m):
                     return True
     if pos.reserve >> side & 1:
         for t in drop_zone(cfg, geo, pos, side):
-            if not board[t] and is_legal(cfg, geo, pos, Move(DROP, -1, t)):
+            if not board[t] and legal(Move(DROP, -1, t)):
                 return True
     return False
 

@@ -6,6 +6,7 @@ C on square and hex boards with options b-g and the hex options. What version C 
 import re
 from collections.abc import Callable, Sequence
 from enum import StrEnum
+from functools import lru_cache
 from typing import Any, Final, NamedTuple
 
 from contracts.cyvasse import EVENTS, DrawDeclined, MovePlayed
@@ -201,9 +202,7 @@ class Cyvasse:
         actions: list[Action] = []
         if seat == state.pos.turn:
             actions.extend(legal_moves(state.config, state.geo, state.pos))
-        actions.extend(
-            c for c in Command if not isinstance(self._command(state, seat, c), Rejection)
-        )
+        actions.extend(_legal_commands(state.agreement, seat, seat == state.pos.turn))
         return actions
 
     def parse_action(self, state: State, seat: int, text: str) -> Action | Rejection:
@@ -227,8 +226,7 @@ class Cyvasse:
         return self._move(state, seat, action)
 
     def _command(self, state: State, seat: int, command: Command) -> Decision:
-        return agreement.decide(command, seat, state.agreement, "CY-7.8",
-                                may_offer=seat == state.pos.turn)  # fmt: skip
+        return _command_decision(command, seat, state.agreement, seat == state.pos.turn)
 
     def _move(self, state: State, seat: int, move: Move) -> Decision:
         pos, cfg, geo = state.pos, state.config, state.geo
@@ -305,6 +303,19 @@ class Cyvasse:
 
     def perft(self, state: State, depth: int) -> int:
         return perft(state.config, state.geo, state.pos, depth)
+
+
+def _command_decision(command: Command, seat: int, agreed: Agreement, on_turn: bool) -> Decision:
+    return agreement.decide(command, seat, agreed, "CY-7.8", may_offer=on_turn)
+
+
+@lru_cache(maxsize=1024)
+def _legal_commands(agreed: Agreement, seat: int, on_turn: bool) -> tuple[Command, ...]:
+    """The commands `_command_decision` accepts, in `Command` order: the same few inputs recur in
+    nearly every state, so the answer is kept rather than decided again for each list."""
+    return tuple(
+        c for c in Command if not isinstance(_command_decision(c, seat, agreed, on_turn), Rejection)
+    )
 
 
 # Notation (CY-1.3.3) -----------------------------------------------------------------------
