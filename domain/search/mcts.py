@@ -294,7 +294,8 @@ def _verdict(ruleset: Ruleset[Any, Any], state: Any, seat: int, action: Any, rng
 # -- one iteration -------------------------------------------------------------------------------
 
 
-def _is_agreement(text: str) -> bool:
+def is_agreement(text: str) -> bool:
+    """A resignation or a draw agreement, with or without a game prefix (`bsq:resign`)."""
     return text.rpartition(":")[2].strip() in AGREEMENT_VERBS
 
 
@@ -305,7 +306,7 @@ def _play_actions(s: _Search, state: Any, seat: int) -> list[tuple[Any, str]]:
         actions = s.order(state, seat, actions)
     fmt = s.ruleset.format_action
     texts = ((a, fmt(state, a)) for a in actions)
-    return [(a, t) for a, t in texts if not _is_agreement(t)]
+    return [(a, t) for a, t in texts if not is_agreement(t)]
 
 
 def _next_seat(waiting: frozenset[int], last: int) -> int | None:
@@ -409,7 +410,7 @@ def _playout(s: _Search, state: Any, last: int, rng: Rng) -> Scores:
         after = None
         while actions and after is None:  # draw until a playable action: few are agreements
             action = actions.pop(rng.randrange(len(actions)))
-            if _is_agreement(ruleset.format_action(state, action)):
+            if is_agreement(ruleset.format_action(state, action)):
                 continue
             decided, _drew = _decide(ruleset, state, mover, action, rng)
             if not isinstance(decided, Rejection):

@@ -3,7 +3,7 @@ plays the seats, nor in any other service's process, so it starves none of them.
 
 A pool of worker processes (TABULA_BOTS_THINKERS, default 1) bounds how many searches run at
 once; a search asked for while all are busy waits its turn. Each search is held to a CPU time
-per move (TABULA_BOTS_MOVE_CPU_S, default 10 s: about level 5's budget on a small machine;
+per move (TABULA_BOTS_MOVE_CPU_S, default 10 s: several times what level 5 needs on a small machine;
 less on a clock: `budget_s`), measured in its worker by `time.process_time` and asked between
 iterations (domain.search.levels.think's `should_stop`): past it the search plays the best it
 has. Level 1 (random play) needs no

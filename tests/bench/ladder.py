@@ -21,10 +21,12 @@ alternating, and each pair's score with its 95% interval against the targets.
   seconds, its end (UTC) and the bots' tag (`bots_tag`). Games already in the file with the
   same key and tag are not played again; Ctrl-C stops the workers and keeps every line written
   (each is one unbuffered write to a regular file, which a signal does not split).
-- The bots' tag (`bots_tag`): a hash of the code (its syntax tree, without comments or
-  docstrings) of the levels (LEVELS, COSTLY) and the search, and of the functions that help
-  the ruleset's search (their names and their modules' code). Not of the rules.
-  Lines of another tag are from different bots: ignored, and counted in the report.
+- The bots' tag (`bots_tag`) of a game: a hash of the ruleset's code tag and of the pair's two
+  levels (their budgets: LEVELS). The code tag is a hash of the code (its syntax tree, without
+  comments or docstrings) of the levels (LEVELS aside) and the search, and of the functions
+  that help the ruleset's search (their names and their modules' code). Not of the rules.
+  Lines of another tag are from different bots: ignored, and counted in the report. A change
+  to one level's budget leaves the pairs without it as they were.
 - The table (`--table` prints it without playing; `--readme` writes it into README.md between
   `<!-- ladder -->` and `<!-- /ladder -->`, added at the end of the Performance section when
   absent; a run prints it last): a row per ruleset and variant, a column per pair with
@@ -67,7 +69,7 @@ from domain.registry import find_ruleset
 from domain.search import levels as search_levels
 from domain.search import mcts
 from domain.search.help import help_for
-from domain.search.levels import level
+from domain.search.levels import LEVELS, level
 from services.cli.duel import MAX_PLIES, DuelGame, a_seats, a_share, show
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -158,9 +160,20 @@ def key_of(game: Record | Task) -> Key:
 # -- the bots' tag ----------------------------------------------------------------------------
 
 
-def code_of(module: ModuleType) -> str:
-    """A module's syntax tree without docstrings: a comment or a reworded docstring leaves it."""
+def _assigned(node: ast.stmt) -> set[str]:
+    """The names a top-level statement assigns to (none unless it is an assignment)."""
+    if isinstance(node, ast.Assign):
+        return {t.id for t in node.targets if isinstance(t, ast.Name)}
+    if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+        return {node.target.id}
+    return set()
+
+
+def code_of(module: ModuleType, without: frozenset[str] = frozenset()) -> str:
+    """A module's syntax tree without docstrings: a comment or a reworded docstring leaves it.
+    Its top-level assignments to the names `without` are left out too."""
     tree = ast.parse(inspect.getsource(module))
+    tree.body = [node for node in tree.body if not _assigned(node) & without]
     for node in ast.walk(tree):
         body = getattr(node, "body", None)
         if (isinstance(body, list) and body and isinstance(body[0], ast.Expr)
@@ -170,10 +183,10 @@ def code_of(module: ModuleType) -> str:
     return ast.dump(tree)
 
 
-def bots_tag(ruleset: str) -> str:
-    """What decides the bots' moves in `ruleset`: the levels and the search (LEVELS and COSTLY
-    are in levels.py), and which functions help its search, with their modules' code. The
-    table of help (help.py) is left out, so that help added to one ruleset keeps the others'."""
+def code_tag(ruleset: str) -> str:
+    """What decides the bots' moves in `ruleset`, but the levels' budgets: the levels' code
+    and the search, and which functions help its search, with their modules' code. The table
+    of help (help.py) is left out, so that help added to one ruleset keeps the others'."""
     aid = help_for(find_ruleset(ruleset))
     helpers = {role: fn for role, fn in (("evaluate", aid.evaluate), ("order", aid.order),
                ("determinize", aid.determinize)) if fn is not None}  # fmt: skip
@@ -184,8 +197,25 @@ def bots_tag(ruleset: str) -> str:
              for role, fn in helpers.items()]  # fmt: skip
     digest = hashlib.sha256(repr(names).encode())
     for module in sorted(modules, key=lambda m: m.__name__):
-        digest.update(f"\0{module.__name__}\0{code_of(module)}".encode())
+        without = frozenset({"LEVELS"}) if module is search_levels else frozenset()
+        digest.update(f"\0{module.__name__}\0{code_of(module, without)}".encode())
     return digest.hexdigest()[:12]
+
+
+def bots_tag(code: str, a: int, b: int) -> str:
+    """A game's bots: the ruleset's code tag and the budgets of the pair's levels."""
+    return hashlib.sha256(f"{code}\0{level(a)!r}\0{level(b)!r}".encode()).hexdigest()[:12]
+
+
+Tags = dict[tuple[str, int, int], str]  # (ruleset, a, b) -> the bots' tag of its games
+
+
+def tags_of(
+    entries: Sequence[Entry], pairs: Sequence[tuple[int, int]]
+) -> tuple[dict[str, str], Tags]:
+    """The code tag of each ruleset, and the bots' tag of each of its pairs."""
+    codes = {e.ruleset: code_tag(e.ruleset) for e in entries}
+    return codes, {(r, a, b): bots_tag(c, a, b) for r, c in codes.items() for a, b in pairs}
 
 
 # -- playing ------------------------------------------------------------------------------------
@@ -322,7 +352,7 @@ def command(args: argparse.Namespace) -> str:
 
 
 def table(records: Sequence[Record], entries: Sequence[Entry], args: argparse.Namespace,
-          tags: dict[str, str]) -> str:  # fmt: skip
+          codes: dict[str, str], tags: Tags) -> str:  # fmt: skip
     """The markdown table of the selected games, then how it was made and read."""
     wanted = {(e.ruleset, e.variant): e for e in entries}
     rows: dict[Entry, dict[tuple[int, int], list[Record]]] = {
@@ -332,7 +362,7 @@ def table(records: Sequence[Record], entries: Sequence[Entry], args: argparse.Na
         entry = wanted.get((r.ruleset, r.variant))
         if (entry is not None and (r.a, r.b) in rows[entry] and r.game < args.games
                 and r.seed == args.seed and r.max_plies == args.max_plies
-                and r.bots_tag == tags[r.ruleset]):  # fmt: skip
+                and r.bots_tag == tags[(r.ruleset, r.a, r.b)]):  # fmt: skip
             rows[entry][(r.a, r.b)].append(r)
     limited = any(e.ruleset in TURN_LIMITED for e in entries)
     heads = [f"{a}v{b}" + (f" (≥ {100 * g:.0f}%)" if (g := target((a, b))) else "")
@@ -349,9 +379,11 @@ def table(records: Sequence[Record], entries: Sequence[Entry], args: argparse.Na
         seconds = sum(r.seconds for rs in pairs.values() for r in rs)
         cells.append(f"{seconds / 3600:.1f} h")
         lines.append("| " + " | ".join(cells) + " |")
-    tag_text = ", ".join(f"{name} {tag}" for name, tag in sorted(tags.items()))
+    tag_text = ", ".join(f"{name} {tag}" for name, tag in sorted(codes.items()))
+    budgets = ", ".join(f"{lv.number} {lv.iterations}/{lv.playout_limit}" for lv in LEVELS)
     note = (
-        f"`{command(args)}` ({datetime.now(UTC):%Y-%m-%d %H:%M} UTC; bots' tags: {tag_text}). "
+        f"`{command(args)}` ({datetime.now(UTC):%Y-%m-%d %H:%M} UTC; the bots' code tags: "
+        f"{tag_text}; levels' iterations/playout plies: {budgets}). "
         "A cell: side A's mean share of the points (win 1, draw 1/2; a game cut at "
         f"{args.max_plies} plies is a draw), seats alternating, its 95% Wilson score interval "
         "(conservative with draws) and the games (n); pass or fail on the point estimate "
@@ -463,13 +495,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             find_ruleset(entry.ruleset).create(entry.variant)
         except VariantError as exc:
             raise SystemExit(f"--ruleset {entry.ruleset}:{entry.variant}: {exc.reason}") from None
-    tags = {e.ruleset: bots_tag(e.ruleset) for e in entries}
+    codes, tags = tags_of(entries, args.pairs)
     records = load(args.results)
     failed = 0
     if not (args.table or args.readme):
         failed = play_missing(records, entries, args, tags)
         records = load(args.results)
-    text = table(records, entries, args, tags)
+    text = table(records, entries, args, codes, tags)
     print(text)
     if args.readme:
         README.write_text(with_table(README.read_text(), text))
@@ -478,15 +510,17 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def play_missing(records: Sequence[Record], entries: Sequence[Entry], args: argparse.Namespace,
-                 tags: dict[str, str]) -> int:  # fmt: skip
+                 tags: Tags) -> int:  # fmt: skip
     """Play the selected games not yet in the results file; the number that failed."""
     have = {key_of(r) for r in records}
-    stale = sum(r.bots_tag != tags.get(r.ruleset, r.bots_tag) for r in records)
+    stale = sum(r.bots_tag != tags.get((r.ruleset, r.a, r.b), r.bots_tag) for r in records)
     tasks, done = [], Counter[tuple[Entry, int, int]]()
     for a, b in args.pairs:
         for entry in entries:
             for game in range(args.games):
-                task = Task(entry, a, b, game, args.seed, args.max_plies, tags[entry.ruleset])
+                task = Task(
+                    entry, a, b, game, args.seed, args.max_plies, tags[(entry.ruleset, a, b)]
+                )
                 if key_of(task) in have:
                     done[(entry, a, b)] += 1
                 else:
