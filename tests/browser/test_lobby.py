@@ -2,10 +2,13 @@
 its games by making one, and two people paired by the matchmaking queue."""
 
 import re
+from collections.abc import Callable
 
 from playwright.async_api import Browser, Page, expect
 
+from services.runtime.config import Settings
 from tests.browser.conftest import person
+from tests.gateway.conftest import a_gateway
 
 PASSWORD = "a long enough password"
 
@@ -74,3 +77,19 @@ async def test_two_people_find_each_other_through_the_queue(browser: Browser, ga
     assert ann.url.split("#")[1] == bob.url.split("#")[1]
     await expect(ann.get_by_text("(you)")).to_have_count(1)
     await expect(bob.get_by_text("(you)")).to_have_count(1)
+
+
+async def test_a_person_alone_in_the_queue_is_told_then_plays_a_bot_of_the_level_chosen(
+    browser: Browser, stack: Settings, role_settings: Callable[[str], Settings]
+) -> None:
+    """On a gateway whose queue gives bots after 2 s: the lobby says which bot comes and
+    when, then opens the game, a level-1 bot at the other seat."""
+    async with a_gateway(role_settings, queue_bot_after_s=2) as base:
+        ann = await person(browser, base, "Ann")
+        await ann.get_by_label("Game").select_option("chess3d")
+        await ann.get_by_label("Bot level").select_option("1")
+        await ann.get_by_role("button", name="Find an opponent").click()
+        await expect(ann.get_by_role("status")).to_contain_text("a level 1 bot takes the seat")
+        await ann.wait_for_url(re.compile(r"#/games/"))
+        await expect(ann.get_by_text("Bot, level 1 (random)")).to_be_visible()
+        await ann.context.close()

@@ -65,15 +65,24 @@ async def until_event(ws: Any, wanted: Callable[[dict[str, Any]], bool]) -> dict
                 return found
 
 
+@contextlib.asynccontextmanager
+async def a_gateway(role_settings: Callable[[str], Settings],
+                    queue_bot_after_s: float = 0) -> AsyncIterator[str]:  # fmt: skip
+    """A gateway's base URL, serving over the in-process services as its own users until exit
+    (its process state is gone then). Every test signs people in from 127.0.0.1: the
+    per-address limits would stop them (test_limits.py checks them on a gateway of its own).
+    No bots join its queue unless asked (`queue_bot_after_s`)."""
+    sock = listen("127.0.0.1", 0)
+    async with serving(role_settings("gateway"), sock, Limits(100_000, 100_000, 1_000),
+                       queue_bot_after_s=queue_bot_after_s):  # fmt: skip
+        yield f"http://127.0.0.1:{sock.getsockname()[1]}"
+
+
 @pytest.fixture
 async def gateway(stack: Settings, role_settings: Callable[[str], Settings]) -> AsyncIterator[str]:
-    """The gateway's base URL, serving over the in-process services as its own users."""
-    sock = listen("127.0.0.1", 0)
-    port = sock.getsockname()[1]
-    # Every test signs people in from 127.0.0.1: the per-address limits would stop them.
-    # test_limits.py checks the limits on a gateway of its own.
-    async with serving(role_settings("gateway"), sock, Limits(100_000, 100_000, 1_000)):
-        yield f"http://127.0.0.1:{port}"
+    """The gateway's base URL (a_gateway's)."""
+    async with a_gateway(role_settings) as base:
+        yield base
 
 
 @pytest.fixture

@@ -5,7 +5,6 @@ in time; a player who leaves, or whose page stops asking, is never paired.
 Gateways here give no bots to the queue unless a test asks (tests/conftest.py)."""
 
 import asyncio
-import contextlib
 import time
 from collections.abc import AsyncIterator, Callable
 from typing import Any
@@ -14,13 +13,12 @@ import pytest
 
 from contracts.errors import ErrorCode
 from services.client.client import Client
-from services.gateway.__main__ import listen, serving
 from services.gateway.lobby import BOT_GAMES_PER_PLAYER, Lobby
-from services.gateway.people import Limits, Player
+from services.gateway.people import Player
 from services.gateway.queue import BOT_AFTER_S, UNSEEN_S, Queue
 from services.runtime import eventstore, keys
 from services.runtime.config import Settings
-from tests.gateway.conftest import Person, until_event
+from tests.gateway.conftest import Person, a_gateway, until_event
 from tests.rulesets import register
 
 register()  # the in-process services and the gateway share this registry
@@ -29,17 +27,6 @@ register()  # the in-process services and the gateway share this registry
 def ms_after(seconds: float) -> int:
     """The wall clock `seconds` from now, in ms: the reaper's time, passed instead of waited."""
     return int((time.time() + seconds) * 1000)
-
-
-@contextlib.asynccontextmanager
-async def another_gateway(role_settings: Callable[[str], Settings],
-                          queue_bot_after_s: float = 0) -> AsyncIterator[str]:  # fmt: skip
-    """A second gateway on the same stack and store (the `gateway` fixture's way), closed on
-    exit: its process state is gone then."""
-    sock = listen("127.0.0.1", 0)
-    async with serving(role_settings("gateway"), sock, Limits(100_000, 100_000, 1_000),
-                       queue_bot_after_s=queue_bot_after_s):  # fmt: skip
-        yield f"http://127.0.0.1:{sock.getsockname()[1]}"
 
 
 async def seated(person: Person) -> dict[str, Any]:
@@ -117,7 +104,7 @@ async def test_a_person_nobody_comes_for_plays_a_bot_that_queued_for_the_seat(
     """A gateway giving bots after 1 s: Ann, alone in the queue, is told when a bot of the
     level she chose will come; its own round queues the bot, both are seated, and the bots
     service plays the bot's seat."""
-    async with another_gateway(role_settings, queue_bot_after_s=1) as base:
+    async with a_gateway(role_settings, queue_bot_after_s=1) as base:
         ann = Person(base)
         try:
             await ann.sign_in("Ann")
@@ -174,7 +161,7 @@ async def test_a_place_outlives_its_gateway_and_is_seated_through_another(
     the player's page asks gateway B, is told its game once, and its seat token plays."""
     ann, bob = people(), people()  # on B, the `gateway` fixture's
     await bob.sign_in("Bob")
-    async with another_gateway(role_settings) as a:
+    async with a_gateway(role_settings) as a:
         ann_on_a = Person(a)
         try:
             await ann_on_a.sign_in("Ann")
@@ -205,7 +192,7 @@ async def test_a_place_taken_through_one_gateway_is_left_through_another(
     longer shows it and the matchmaker no longer holds it (the next player waits alone)."""
     ann, bob = people(), people()
     await bob.sign_in("Bob")
-    async with another_gateway(role_settings) as a:
+    async with a_gateway(role_settings) as a:
         ann_on_a = Person(a)
         try:
             await ann_on_a.sign_in("Ann")
