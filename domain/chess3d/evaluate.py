@@ -26,6 +26,11 @@ from domain.chess3d.rules import Action, Move, State
 VALUE: Final = {PAWN: 1.0, KNIGHT: 3.0, BISHOP: 3.0, ROOK: 5.0, QUEEN: 9.0}
 ADVANCE: Final = 0.1  # per rank a pawn has advanced: promotion (C3-6.4) is worth a Queen
 SCALE: Final = 3.0  # material lead at which the leader scores about 0.73 (1 / (1 + e^-1))
+# A playout's plies before this evaluation scores it, at every level (domain.search.help): a
+# few random plies and the evaluation say more than many random plies do, at a fraction of the
+# cost. At 100 iterations, 8-ply playouts scored 90% against 40-ply ones over 10
+# games, at a fifth of the time a move (4-ply ones 50% against 8, 7 games).
+PLAYOUT: Final = 8
 
 
 def _material(board: bytes, seat: int) -> float:
@@ -60,4 +65,4 @@ def order(state: State, seat: int, actions: Sequence[Action]) -> Sequence[Action
     return sorted(actions, key=victim, reverse=True)
 
 
-__all__ = ["evaluate", "order"]
+__all__ = ["PLAYOUT", "evaluate", "order"]

@@ -16,6 +16,11 @@ from domain.cyvasse.move import CAPTURE, SHOOT, Move
 from domain.cyvasse.rules import Action, State
 
 SCALE: Final = 4.0  # value lead at which the leader scores about 0.73 (1 / (1 + e^-1))
+# A playout's plies before this evaluation scores it, at every level (domain.search.help): a
+# few random plies and the evaluation say more than many random plies do, at a fraction of the
+# cost. At 100 iterations, 8-ply playouts scored 90% against 40-ply ones in version A
+# and 62% in C, over 10 and 8 games, at a quarter of the time a move.
+PLAYOUT: Final = 8
 # Per man (colour | kind): its value to its side, positive for White; Mountains and Kings none
 # (a King is never counted: its capture ends the game, CY-7.3).
 _WORTH: Final = [0.0] * 256
@@ -49,4 +54,4 @@ def order(state: State, seat: int, actions: Sequence[Action]) -> Sequence[Action
     return sorted(actions, key=victim, reverse=True)
 
 
-__all__ = ["evaluate", "order"]
+__all__ = ["PLAYOUT", "evaluate", "order"]

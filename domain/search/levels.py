@@ -32,8 +32,8 @@ class Level:
 
 # Playouts are cut short (scored by the ruleset's evaluation, domain.search.help, else as a
 # draw) so a budget buys many of them: a random playout to a game's natural end runs to
-# thousands of plies in most of these games. With an evaluation they are cut far shorter
-# (EVALUATED_PLAYOUT).
+# thousands of plies in most of these games. Some rulesets' help cuts them far shorter
+# (domain.search.help, `playout`).
 LEVELS: Final[tuple[Level, ...]] = (
     Level(1, "random", 0, 0),
     Level(2, "novice", 25, 40),
@@ -47,13 +47,6 @@ LEVELS: Final[tuple[Level, ...]] = (
 # the others take well under one. Its level 3 at the full budget would take about 1.7 s a move
 # (8-ply playouts; 5.6 to 6.6 s with 40), against 0.1 to 0.6 s for every other.
 COSTLY: Final[dict[str, int]] = {"spacewar": 8}
-
-# A playout's plies, at any level, where the ruleset has an evaluation: a few random plies
-# and the evaluation say more than many random plies do, at a fraction of the cost. At 100
-# iterations, 8-ply playouts scored 90% against 40-ply ones in 3-D Chess and in Cyvasse A,
-# 62% in Cyvasse C and 100% in Yiora primary (8 to 10 games each), each move taking a
-# quarter to a fifth of the time.
-EVALUATED_PLAYOUT: Final = 8
 
 
 def iterations(at: Level, ruleset: Ruleset[Any, Any]) -> int:
@@ -119,7 +112,7 @@ def think(
     if budget == 0:
         return Thought(random_action(ruleset, state, seat, rng), seed)
     aid = help_for(ruleset)
-    plies = at.playout_limit if aid.evaluate is None else min(at.playout_limit, EVALUATED_PLAYOUT)
+    plies = at.playout_limit if aid.playout is None else min(at.playout_limit, aid.playout)
     try:
         found = search(ruleset, state, seat, iterations=budget, seed=seed,
                        playout_limit=plies, evaluate=aid.evaluate, order=aid.order,
@@ -139,7 +132,6 @@ def choose(ruleset: Ruleset[Any, Any], state: Any, seat: int, at: Level, seed: i
 
 __all__ = [
     "COSTLY",
-    "EVALUATED_PLAYOUT",
     "LEVELS",
     "Level",
     "Thought",

@@ -19,6 +19,11 @@ from domain.yiora.seats import seat_count, side_in
 
 VALUE: Final = {MAGE: 3.0, PAWN: 2.0}  # the Overlord is never taken (YI-6.1)
 SCALE: Final = 3.0  # lead at which the leader scores about 0.73 (1 / (1 + e^-1))
+# A playout's plies before this evaluation scores it, at every level (domain.search.help): a
+# few random plies and the evaluation say more than many random plies do, at a fraction of the
+# cost. At 100 iterations, 8-ply playouts won all 8 games of Primary Yiora against
+# 40-ply ones, at a quarter of the time a move.
+PLAYOUT: Final = 8
 # Per man code: its value to its side, positive for side 0 (White, Gold).
 _WORTH: Final = [0.0] * 256
 for _kind, _value in VALUE.items():
@@ -59,4 +64,4 @@ def order(state: State, seat: int, actions: Sequence[Action]) -> Sequence[Action
     return sorted(actions, key=victim, reverse=True)
 
 
-__all__ = ["evaluate", "order"]
+__all__ = ["PLAYOUT", "evaluate", "order"]

@@ -185,8 +185,9 @@ def code_of(module: ModuleType, without: frozenset[str] = frozenset()) -> str:
 
 def code_tag(ruleset: str) -> str:
     """What decides the bots' moves in `ruleset`, but the levels' budgets: the levels' code
-    and the search, and which functions help its search, with their modules' code. The table
-    of help (help.py) is left out, so that help added to one ruleset keeps the others'."""
+    and the search, and which functions help its search, with their modules' code, and its
+    playouts' length. The table of help (help.py) is left out, so that help added to one
+    ruleset keeps the others'."""
     aid = help_for(find_ruleset(ruleset))
     helpers = {role: fn for role, fn in (("evaluate", aid.evaluate), ("order", aid.order),
                ("determinize", aid.determinize)) if fn is not None}  # fmt: skip
@@ -195,7 +196,8 @@ def code_tag(ruleset: str) -> str:
     }
     names = [(role, fn.__module__, getattr(fn, "__qualname__", type(fn).__qualname__))
              for role, fn in helpers.items()]  # fmt: skip
-    digest = hashlib.sha256(repr(names).encode())
+    # The playout's length is the table's, which is left out: its value counts instead.
+    digest = hashlib.sha256(repr((names, aid.playout)).encode())
     for module in sorted(modules, key=lambda m: m.__name__):
         without = frozenset({"LEVELS"}) if module is search_levels else frozenset()
         digest.update(f"\0{module.__name__}\0{code_of(module, without)}".encode())
@@ -381,6 +383,9 @@ def table(records: Sequence[Record], entries: Sequence[Entry], args: argparse.Na
         lines.append("| " + " | ".join(cells) + " |")
     tag_text = ", ".join(f"{name} {tag}" for name, tag in sorted(codes.items()))
     budgets = ", ".join(f"{lv.number} {lv.iterations}/{lv.playout_limit}" for lv in LEVELS)
+    cuts = {e.ruleset: help_for(find_ruleset(e.ruleset)).playout for e in entries}
+    budgets += "".join(f"; {name}'s playouts {plies} plies at every level"
+                       for name, plies in sorted(cuts.items()) if plies)  # fmt: skip
     note = (
         f"`{command(args)}` ({datetime.now(UTC):%Y-%m-%d %H:%M} UTC; the bots' code tags: "
         f"{tag_text}; levels' iterations/playout plies: {budgets}). "
