@@ -36,11 +36,20 @@ def parse_square(text: str) -> int | None:
     return _BY_NAME.get(text)
 
 
-def distance(a: int, b: int) -> int:
-    """SW-1.3: max(|df|, |dr|)."""
+def _distance(a: int, b: int) -> int:
     af, ar = coords(a)
     bf, br = coords(b)
     return max(abs(af - bf), abs(ar - br))
+
+
+# SW-1.3 for every pair of squares, `DISTANCE[a][b]`: the field and range checks of one
+# position's moves ask for it many thousand times.
+DISTANCE: Final = tuple(tuple(_distance(a, b) for b in range(SQUARES)) for a in range(SQUARES))
+
+
+def distance(a: int, b: int) -> int:
+    """SW-1.3: max(|df|, |dr|)."""
+    return DISTANCE[a][b]
 
 
 def step(sq: int, df: int, dr: int) -> int | None:
@@ -63,6 +72,12 @@ def neighbours(sq: int) -> tuple[int, ...]:
     """The on-board squares adjacent to `sq` (SW-1.3: d = 1)."""
     out = (step(sq, df, dr) for df in (-1, 0, 1) for dr in (-1, 0, 1) if df or dr)
     return tuple(s for s in out if s is not None)
+
+
+# The squares adjacent to each square, in square order (SW-1.3: d = 1).
+ADJACENT: Final = tuple(
+    tuple(s for s in range(SQUARES) if DISTANCE[sq][s] == 1) for sq in range(SQUARES)
+)
 
 
 def sort_key(sq: int) -> tuple[int, int]:

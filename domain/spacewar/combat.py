@@ -1,7 +1,9 @@
 """Force combat (SW-5.40–SW-5.47): beams, counter beams, field attacks and responses."""
 
+from collections.abc import Iterator
+
 from domain.spacewar.actions import Beam, Counter, Field, FieldResponse
-from domain.spacewar.board import NAMES, coords, distance, on_board, sort_key, square
+from domain.spacewar.board import DISTANCE, NAMES, coords, distance, on_board, sort_key, square
 from domain.spacewar.pieces import GENERATORS, KIND_NAMES, MISSILE, PRESSOR, TRACTOR, Piece
 from domain.spacewar.state import Hit, State, Window, moved_hits, put
 
@@ -210,10 +212,17 @@ def apply_response(state: State, response: FieldResponse) -> State:
     return state._replace(board=board, hits=hits)
 
 
-def legal_combat(state: State, side: int) -> list[Beam | Counter | Field | FieldResponse]:
+CombatAction = Beam | Counter | Field | FieldResponse
+
+
+def legal_combat(state: State, side: int) -> list[CombatAction]:
     """Every legal Beam, Counter, Field and FieldResponse (Pass is always legal, SW-5.46)."""
+    return list(combat_actions(state, side))
+
+
+def combat_actions(state: State, side: int) -> Iterator[CombatAction]:
+    """`legal_combat` one by one: whether there is any (SW-4.5) is known from the first."""
     board, config = state.board, state.config
-    out: list[Beam | Counter | Field | FieldResponse] = []
     ships = [sq for sq, p in enumerate(board)
              if p is not None and p.owner == side and p.kind in GENERATORS
              and not p.small]  # fmt: skip
@@ -222,16 +231,17 @@ def legal_combat(state: State, side: int) -> list[Beam | Counter | Field | Field
         piece = board[sq]
         assert piece is not None
         reach = config.range_of(piece.kind)
+        near = DISTANCE[sq]
         for t in enemies:
-            if distance(sq, t) <= reach:
-                out.append(Beam(sq, t))
+            if near[t] <= reach:
+                yield Beam(sq, t)
         for hit in state.hits:
             if check_counter(state, side, Counter(sq, hit.id)) is None:
-                out.append(Counter(sq, hit.id))
+                yield Counter(sq, hit.id)
         if piece.kind in (TRACTOR, PRESSOR):
             for t in enemies:
-                if distance(sq, t) <= config.range_tp:
-                    out.extend(Field(sq, t, d) for d in field_destinations(board, sq, t))
+                if near[t] <= config.range_tp:
+                    for d in field_destinations(board, sq, t):
+                        yield Field(sq, t, d)
         if state.window and check_response(state, side, FieldResponse(sq)) is None:
-            out.append(FieldResponse(sq))
-    return out
+            yield FieldResponse(sq)

@@ -2,26 +2,47 @@
 
 from collections.abc import Iterable, Sequence
 
-from domain.spacewar.board import SQUARES, distance
+from domain.spacewar.board import DISTANCE
 from domain.spacewar.pieces import GENERATORS, IMMOBILIZER, NEUTRALIZER, Piece
 from domain.spacewar.variant import Config
 
 Board = tuple[Piece | None, ...]
 
 
+class Fields:
+    """The fields over one board that act on `side`'s pieces (SW-5.31), with the opponent's
+    generators found once: a position's moves test many squares against them."""
+
+    def __init__(self, board: Board, config: Config, side: int) -> None:
+        self.board, self.config = board, config
+        # (square, type, range) of each of the opponent's generators, in square order
+        self.generators = [
+            (g, p.kind, config.range_of(p.kind))
+            for g, p in enumerate(board)
+            if p is not None and p.owner != side and p.kind in GENERATORS
+        ]
+
+    def hostile(self, q: int, only: str = "") -> list[int]:
+        """SW-5.31: the squares of the generators whose field covers `q` (of type `only` when
+        given)."""
+        near = DISTANCE[q]
+        return [g for g, kind, reach in self.generators
+                if near[g] <= reach and (not only or kind == only)]  # fmt: skip
+
+    def clear(self, q: int, neutralizers: Iterable[int]) -> bool:
+        """SW-5.34: `q` is clear with these eligible neutralizers."""
+        return matched(self.board, self.config, q, self.hostile(q), neutralizers)
+
+    def immobilized(self, q: int, neutralizers: Iterable[int]) -> bool:
+        """SW-5.35(a): the hostile Immobilizers covering `q` cannot all be neutralized."""
+        generators = self.hostile(q, IMMOBILIZER)
+        return not matched(self.board, self.config, q, generators, neutralizers)
+
+
 def hostile(board: Board, config: Config, q: int, side: int, only: str = "") -> list[int]:
     """SW-5.31: the squares of `side`'s opponent's generators whose field covers `q` (of type
     `only` when given)."""
-    out = []
-    for g in range(SQUARES):
-        piece = board[g]
-        if piece is None or piece.owner == side or piece.kind not in GENERATORS:
-            continue
-        if only and piece.kind != only:
-            continue
-        if distance(g, q) <= config.range_of(piece.kind):
-            out.append(g)
-    return out
+    return Fields(board, config, side).hostile(q, only)
 
 
 def _can_serve(board: Board, config: Config, n: int, g: int, q: int) -> bool:
@@ -32,13 +53,15 @@ def _can_serve(board: Board, config: Config, n: int, g: int, q: int) -> bool:
     if neutralizer.kind != NEUTRALIZER[generator.kind]:
         return False
     reach = config.range_of(neutralizer.kind)
-    return distance(n, q) <= reach or distance(n, g) <= reach
+    return DISTANCE[n][q] <= reach or DISTANCE[n][g] <= reach
 
 
 def matched(board: Board, config: Config, q: int, generators: Sequence[int],
             neutralizers: Iterable[int]) -> bool:  # fmt: skip
     """SW-5.34: whether every generator can be given its own distinct neutralizer (a bipartite
     matching, by augmenting paths)."""
+    if not generators:  # nothing to neutralize
+        return True
     pool = list(neutralizers)
     options = [[n for n in pool if _can_serve(board, config, n, g, q)] for g in generators]
     owner: dict[int, int] = {}
@@ -58,11 +81,10 @@ def matched(board: Board, config: Config, q: int, generators: Sequence[int],
 
 def clear(board: Board, config: Config, q: int, side: int, neutralizers: Iterable[int]) -> bool:
     """SW-5.34: `q` is clear for a piece of `side` with these eligible neutralizers."""
-    return matched(board, config, q, hostile(board, config, q, side), neutralizers)
+    return Fields(board, config, side).clear(q, neutralizers)
 
 
 def immobilized(board: Board, config: Config, q: int, side: int,
                 neutralizers: Iterable[int]) -> bool:  # fmt: skip
     """SW-5.35(a): the hostile Immobilizers covering `q` cannot all be neutralized."""
-    generators = hostile(board, config, q, side, IMMOBILIZER)
-    return not matched(board, config, q, generators, neutralizers)
+    return Fields(board, config, side).immobilized(q, neutralizers)

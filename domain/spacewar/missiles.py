@@ -2,6 +2,7 @@
 
 from domain.spacewar.actions import Launch, PlaceReplacement
 from domain.spacewar.board import (
+    ADJACENT,
     FILES,
     NAMES,
     back_rank,
@@ -118,7 +119,7 @@ def legal_launches(state: State, side: int) -> list[Launch]:
     for k, kp in enumerate(board):
         if kp is None or kp.owner != side or kp.kind != MOTHERSHIP or kp.small:
             continue
-        near = [s for s in range(len(board)) if distance(s, k) == 1]
+        near = ADJACENT[k]
         gunboats = [s for s in near if (p := board[s]) is not None and p.owner == side
                     and p.kind == GUNBOAT and not p.small]  # fmt: skip
         missiles = [s for s in near if (p := board[s]) is not None and p.kind == MISSILE

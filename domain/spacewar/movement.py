@@ -2,22 +2,24 @@
 (SW-5.20–SW-5.22) and the field rules for moving ships (SW-5.33, SW-5.35)."""
 
 from itertools import combinations
+from typing import Final
 
 from domain.spacewar.actions import MoveShip
 from domain.spacewar.board import (
     DIAGONAL,
+    DISTANCE,
     KING,
     KNIGHT,
     NAMES,
     ORTHOGONAL,
+    SQUARES,
     coords,
-    distance,
     neighbours,
     sort_key,
     square,
     step,
 )
-from domain.spacewar.fields import clear, hostile, immobilized
+from domain.spacewar.fields import Fields
 from domain.spacewar.pieces import (
     GENERATORS,
     GROUP,
@@ -27,6 +29,8 @@ from domain.spacewar.pieces import (
     MISSILE,
     MOTHERSHIP,
     NEUTRALIZER,
+    PRESSOR,
+    TRACTOR,
     Piece,
 )
 from domain.spacewar.state import State, moved_hits, put
@@ -42,6 +46,35 @@ def group_allows(groups: tuple[int, ...], group: int) -> bool:
     return len(set(moved)) == 1 or len(set(moved)) == len(moved)
 
 
+def _line(start: int, df: int, dr: int, most: int) -> tuple[int, ...]:
+    """The squares from `start` along `(df, dr)`, at most `most`, up to the board's edge."""
+    out: list[int] = []
+    for n in range(1, most + 1):
+        sq = step(start, df * n, dr * n)
+        if sq is None:
+            break
+        out.append(sq)
+    return tuple(out)
+
+
+def _steps(start: int, moves: tuple[tuple[int, int], ...]) -> tuple[int, ...]:
+    """The squares one of `moves` away from `start`, on the board."""
+    return tuple(sq for df, dr in moves if (sq := step(start, df, dr)) is not None)
+
+
+# The board's geometry for `paths`, for every square: the squares one king step (SW-5.10) or
+# one leap (SW-5.13) away, and the lines of 1 to 3 squares a slide follows (SW-5.11, SW-5.12,
+# SW-5.14), each in the order of its directions.
+_STEPS: Final = {
+    kind: tuple(_steps(sq, moves) for sq in range(SQUARES))
+    for kind, moves in ((MOTHERSHIP, KING), (IMMOBILIZER, KNIGHT))
+}
+_LINES: Final = {
+    kind: tuple(tuple(_line(sq, df, dr, 3) for df, dr in directions) for sq in range(SQUARES))
+    for kind, directions in ((TRACTOR, ORTHOGONAL), (PRESSOR, DIAGONAL), (GUNBOAT, KING))
+}
+
+
 def paths(board: Board, start: int) -> list[tuple[int, ...]]:
     """Every geometric path of the ship on `start` (SW-5.10–SW-5.15): intermediate squares
     empty, the destination not friendly; fields not considered."""
@@ -49,41 +82,31 @@ def paths(board: Board, start: int) -> list[tuple[int, ...]]:
     assert piece is not None
     out: list[tuple[int, ...]] = []
 
-    def open_to(sq: int | None) -> bool:
-        if sq is None:
-            return False
+    def open_to(sq: int) -> bool:
         other = board[sq]
         return other is None or other.owner != piece.owner
 
     if piece.kind == MOTHERSHIP:
-        for df, dr in KING:
-            one = step(start, df, dr)
+        for one in _STEPS[MOTHERSHIP][start]:
             if not open_to(one):
                 continue
-            assert one is not None
             out.append((start, one))
             if board[one] is not None:
                 continue
-            for df2, dr2 in KING:
-                two = step(one, df2, dr2)
-                if two is not None and two != start and open_to(two):
+            for two in _STEPS[MOTHERSHIP][one]:
+                if two != start and open_to(two):
                     out.append((start, one, two))
         return out
     if piece.kind == IMMOBILIZER:
-        for df, dr in KNIGHT:
-            to = step(start, df, dr)
+        for to in _STEPS[IMMOBILIZER][start]:
             if open_to(to):
-                assert to is not None
                 out.append((start, to))
         return out
-    directions = {"D": ORTHOGONAL, "E": DIAGONAL, "R": KING}[piece.kind]
-    for df, dr in directions:
+    for line in _LINES[piece.kind][start]:
         path = [start]
-        for n in range(1, 4):
-            sq = step(start, df * n, dr * n)
+        for sq in line:
             if not open_to(sq):
                 break
-            assert sq is not None
             path.append(sq)
             out.append(tuple(path))
             if board[sq] is not None:
@@ -130,16 +153,44 @@ def _anchored(state: State, side: int, mover: int) -> list[int]:
             if p is not None and p.owner == side and p.anchored and sq != mover]  # fmt: skip
 
 
-def field_problem(state: State, side: int, path: tuple[int, ...],
-                  anchors: tuple[int, ...]) -> Problem | None:  # fmt: skip
-    """SW-5.35 with the anchors already standing and `anchors` named with the move."""
-    board, config = state.board, state.config
-    neutralizers = [*_anchored(state, side, path[0]), *anchors]
-    if immobilized(board, config, path[0], side, neutralizers):
+class Movers:
+    """What the field rules of `side`'s moves need from one position, found once for all of
+    its moves: the enemy fields (SW-5.31), the anchors standing and the ships free to anchor
+    (SW-5.33)."""
+
+    def __init__(self, state: State, side: int) -> None:
+        self.fields = Fields(state.board, state.config, side)
+        self.standing = _anchored(state, side, -1)
+        self.free = eligible_anchors(state, side, -1)
+        self._passable: dict[int, bool] = {}
+
+    def anchored(self, mover: int) -> list[int]:
+        return [sq for sq in self.standing if sq != mover]
+
+    def eligible(self, mover: int) -> list[int]:
+        """`eligible_anchors` for a move of the ship on `mover`."""
+        return [sq for sq in self.free if sq != mover]
+
+    def passable(self, q: int) -> bool:
+        """SW-5.34: `q` is clear with the standing anchors alone (kept: many paths cross it)."""
+        known = self._passable.get(q)
+        if known is None:
+            known = self._passable[q] = self.fields.clear(q, self.standing)
+        return known
+
+
+def field_problem(state: State, side: int, path: tuple[int, ...], anchors: tuple[int, ...],
+                  movers: Movers | None = None) -> Problem | None:  # fmt: skip
+    """SW-5.35 with the anchors already standing and `anchors` named with the move (`movers`:
+    the position's, when already found)."""
+    movers = movers or Movers(state, side)
+    fields = movers.fields
+    neutralizers = [*movers.anchored(path[0]), *anchors]
+    if fields.immobilized(path[0], neutralizers):
         return "SW-5.35", (f"the ship on {NAMES[path[0]]} is immobilized: the enemy "
                            "Immobilizers covering it are not all neutralized")  # fmt: skip
     for sq in path[1:-1]:
-        if not clear(board, config, sq, side, neutralizers):
+        if not fields.clear(sq, neutralizers):
             return "SW-5.35", (f"{NAMES[sq]} lies in an enemy field that is not neutralized: "
                                "a ship may stop in it but not pass through it")  # fmt: skip
     return None
@@ -156,31 +207,35 @@ def any_move(state: State, side: int) -> bool:
     name."""
     if state.moves >= 4:
         return False
+    movers = Movers(state, side)
     for sq in range(len(state.board)):
         if not movable(state, side, sq):
             continue
-        anchors = tuple(eligible_anchors(state, side, sq))
-        if any(field_problem(state, side, path, anchors) is None
+        anchors = tuple(movers.eligible(sq))
+        if any(field_problem(state, side, path, anchors, movers) is None
                for path in paths(state.board, sq)):  # fmt: skip
             return True
     return False
 
 
-def _relevant(state: State, side: int, path: tuple[int, ...], candidates: list[int]) -> list[int]:
+def _relevant(state: State, movers: Movers, path: tuple[int, ...],
+              candidates: list[int]) -> list[int]:  # fmt: skip
     """The candidate anchors that could neutralize a generator on the move's field squares."""
     board, config = state.board, state.config
+    serving: list[tuple[int, str, int]] = []  # (square, type, range) of each candidate
+    for n in candidates:
+        p = board[n]
+        assert p is not None
+        serving.append((n, p.kind, config.range_of(p.kind)))
     wanted: set[int] = set()
     checks = [(path[0], IMMOBILIZER)] + [(sq, "") for sq in path[1:-1]]
     for q, only in checks:
-        for g in hostile(board, config, q, side, only):
+        for g in movers.fields.hostile(q, only):
             generator = board[g]
             assert generator is not None
-            for n in candidates:
-                p = board[n]
-                assert p is not None
-                reach = config.range_of(p.kind)
-                near = distance(n, q) <= reach or distance(n, g) <= reach
-                if p.kind == NEUTRALIZER[generator.kind] and near:
+            kind = NEUTRALIZER[generator.kind]
+            for n, own, reach in serving:
+                if own == kind and (DISTANCE[n][q] <= reach or DISTANCE[n][g] <= reach):
                     wanted.add(n)
     return sorted(wanted, key=sort_key)
 
@@ -193,25 +248,29 @@ def legal_moves(state: State, side: int) -> list[MoveShip]:
     if state.moves >= 4:
         return out
     board = state.board
+    movers = Movers(state, side)
     for sq in range(len(board)):
         if not movable(state, side, sq):
             continue
-        candidates = eligible_anchors(state, side, sq)
+        piece = board[sq]
+        assert piece is not None
+        candidates = movers.eligible(sq)
+        # field_problem with no anchors named, its checks shared by the ship's paths and by
+        # all ships: the standing anchors never include a movable ship
+        held = movers.fields.immobilized(sq, movers.standing)
         for path in paths(board, sq):
             placements = capture_placements(board, path)
             options: list[tuple[int, ...]] = []
-            if field_problem(state, side, path, ()) is None:
+            if not held and all(movers.passable(q) for q in path[1:-1]):
                 options.append(())
             else:
-                relevant = _relevant(state, side, path, candidates)
+                relevant = _relevant(state, movers, path, candidates)
                 for size in range(1, len(relevant) + 1):
                     for subset in combinations(relevant, size):
                         if any(set(o) <= set(subset) for o in options):
                             continue
-                        if field_problem(state, side, path, subset) is None:
+                        if field_problem(state, side, path, subset, movers) is None:
                             options.append(subset)
-            piece = board[sq]
-            assert piece is not None
             for anchors in options:
                 for placement in placements if placements is not None else [None]:
                     out.append(MoveShip(written(path, piece.kind), placement, anchors))

@@ -5,7 +5,7 @@ from typing import NamedTuple
 
 from domain.core.outcome import Outcome, draw, win
 from domain.spacewar.board import BLACK, WHITE
-from domain.spacewar.combat import legal_combat
+from domain.spacewar.combat import combat_actions
 from domain.spacewar.missiles import legal_launches, move_missiles, place_squares
 from domain.spacewar.movement import any_move
 from domain.spacewar.pieces import MOTHERSHIP, Piece
@@ -74,7 +74,7 @@ def only_pass(state: State) -> bool:
     """SW-4.5: the actor's only legal action is a pass."""
     side = state.actor
     if state.step == COMBAT:
-        return not legal_combat(state, side)
+        return next(combat_actions(state, side), None) is None
     if state.step == LAUNCH:
         return not legal_launches(state, side)
     return False
@@ -130,8 +130,8 @@ def fly(state: State) -> tuple[State, list[str]]:
 
 def end_of_game(state: State) -> Outcome | None:
     """SW-8.1, SW-8.2: a player without a Mothership on the board loses; both at once: drawn."""
-    alive = [any(p is not None and p.owner == side and p.kind == MOTHERSHIP for p in state.board)
-             for side in (WHITE, BLACK)]  # fmt: skip
+    owners = {p.owner for p in state.board if p is not None and p.kind == MOTHERSHIP}
+    alive = [side in owners for side in (WHITE, BLACK)]
     if all(alive):
         return None
     if not any(alive):
