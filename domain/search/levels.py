@@ -4,8 +4,8 @@ Level 1 plays a uniformly random legal action; levels 2 to 5 search with `domain
 over budgets 2.4 to 4 times larger each step (UCT's strength grows roughly with the log of
 its iterations). The budgets are iterations, not seconds: the domain reads no clock, and the
 same seed then gives the same move on any machine. On a small machine (two cores) level 3
-takes a tenth to a fifth of a second a move and level 5 under two seconds (Spacewar's by a
-smaller budget, COSTLY).
+takes 0.08 to 0.16 s a move and level 5 0.6 to 1.3 s (Spacewar's by a smaller budget,
+COSTLY).
 
 Pure, like the rest of the domain: randomness comes from the integer seed through `SplitMix`.
 """
@@ -43,9 +43,9 @@ LEVELS: Final[tuple[Level, ...]] = (
 )
 
 # Rulesets whose playouts cost far more than the others', and how many times fewer iterations
-# their levels search: Spacewar lists its legal moves in about 3 ms (its field checks), where
-# the others take well under one. Its level 3 at the full budget would take about 1.7 s a move
-# (8-ply playouts; 5.6 to 6.6 s with 40), against 0.1 to 0.6 s for every other.
+# their levels search: Spacewar's playouts keep 40 to 60 plies (domain.search.help) and its
+# moves cost several times the others' to list (its field checks). Its level 3 at the full
+# budget would take about 1 s a move, against 0.1 to 0.2 s for every other.
 COSTLY: Final[dict[str, int]] = {"spacewar": 8}
 
 
