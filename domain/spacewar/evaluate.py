@@ -28,7 +28,7 @@ from domain.spacewar.actions import (
     MoveShip,
     PlaceReplacement,
 )
-from domain.spacewar.board import BLACK, WHITE
+from domain.spacewar.board import BLACK, DISTANCE, FILES, WHITE
 from domain.spacewar.pieces import (
     GUNBOAT,
     IMMOBILIZER,
@@ -44,6 +44,15 @@ VALUE: Final = {MOTHERSHIP: 12.0, TRACTOR: 9.0, GUNBOAT: 5.0, PRESSOR: 3.0, IMMO
 QUIET: Final = 10  # actions kept besides the attacks
 _MOVES: Final = (MoveShip, Field, PlaceReplacement)  # the actions `order` spreads
 SCALE: Final = 4.0  # fleet lead at which the leader scores about 0.73 (1 / (1 + e^-1))
+# What a ship at an enemy Mothership's side adds to its fleet's value, falling to nothing at the
+# board's width: the game is won by destroying both Motherships (SW-8.1), and a search that
+# counts material alone keeps its ships home and draws at the turn limit.
+PRESSURE: Final = 0.5
+# A playout's plies before this evaluation scores it, at every level (domain.search.help).
+# Against random play, level 3 (12 iterations) scored 85% with 8-ply playouts and this
+# evaluation, against 62% (16 games) with material alone, and 65% with 40-ply ones (90% with
+# material alone): the pressure is a plan that random plies undo. 10 games each.
+PLAYOUT: Final = 8
 
 
 def evaluate(state: State) -> tuple[float, float]:
@@ -51,9 +60,22 @@ def evaluate(state: State) -> tuple[float, float]:
     if state.outcome is not None:
         return (float(state.outcome.scores[WHITE]), float(state.outcome.scores[BLACK]))
     lead = 0.0
-    for piece in state.board:
-        if piece is not None:
-            lead += VALUE[piece.kind] if piece.owner == WHITE else -VALUE[piece.kind]
+    ships: list[tuple[int, int]] = []
+    motherships: tuple[list[int], list[int]] = ([], [])
+    for sq, piece in enumerate(state.board):
+        if piece is None:
+            continue
+        lead += VALUE[piece.kind] if piece.owner == WHITE else -VALUE[piece.kind]
+        if piece.kind == MOTHERSHIP:
+            motherships[piece.owner].append(sq)
+        elif piece.kind != MISSILE:
+            ships.append((sq, piece.owner))
+    for sq, owner in ships:
+        targets = motherships[1 - owner]
+        if targets:
+            near = min(DISTANCE[sq][t] for t in targets)
+            press = PRESSURE * max(0, FILES - near) / FILES
+            lead += press if owner == WHITE else -press
     white = 1.0 / (1.0 + math.exp(-lead / SCALE))
     return (white, 1.0 - white)
 
@@ -88,4 +110,4 @@ def order(state: State, seat: int, actions: Sequence[Action]) -> Sequence[Action
     return [*attacks, *kept, *spread] or [a for gain, a in gains if gain < 0]
 
 
-__all__ = ["evaluate", "order"]
+__all__ = ["PLAYOUT", "evaluate", "order"]

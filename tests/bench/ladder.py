@@ -23,8 +23,9 @@ alternating, and each pair's score with its 95% interval against the targets.
   (each is one unbuffered write to a regular file, which a signal does not split).
 - The bots' tag (`bots_tag`) of a game: a hash of the ruleset's code tag and of the pair's two
   levels (their budgets: LEVELS). The code tag is a hash of the code (its syntax tree, without
-  comments or docstrings) of the levels (LEVELS aside) and the search, and of the functions
-  that help the ruleset's search (their names and their modules' code). Not of the rules.
+  comments or docstrings) of the levels (LEVELS and COSTLY aside) and the search, of the
+  functions that help the ruleset's search (their names and their modules' code), and of its
+  playouts' length and COSTLY's value for it. Not of the rules.
   Lines of another tag are from different bots: ignored, and counted in the report. A change
   to one level's budget leaves the pairs without it as they were.
 - The table (`--table` prints it without playing; `--readme` writes it into README.md between
@@ -69,7 +70,7 @@ from domain.registry import find_ruleset
 from domain.search import levels as search_levels
 from domain.search import mcts
 from domain.search.help import help_for
-from domain.search.levels import LEVELS, level
+from domain.search.levels import COSTLY, LEVELS, level
 from services.cli.duel import MAX_PLIES, DuelGame, a_seats, a_share, show
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -186,8 +187,8 @@ def code_of(module: ModuleType, without: frozenset[str] = frozenset()) -> str:
 def code_tag(ruleset: str) -> str:
     """What decides the bots' moves in `ruleset`, but the levels' budgets: the levels' code
     and the search, and which functions help its search, with their modules' code, and its
-    playouts' length. The table of help (help.py) is left out, so that help added to one
-    ruleset keeps the others'."""
+    playouts' length and COSTLY's value. The table of help (help.py) and COSTLY's entries for
+    other rulesets are left out, so that a change for one ruleset keeps the others'."""
     aid = help_for(find_ruleset(ruleset))
     helpers = {role: fn for role, fn in (("evaluate", aid.evaluate), ("order", aid.order),
                ("determinize", aid.determinize)) if fn is not None}  # fmt: skip
@@ -196,10 +197,11 @@ def code_tag(ruleset: str) -> str:
     }
     names = [(role, fn.__module__, getattr(fn, "__qualname__", type(fn).__qualname__))
              for role, fn in helpers.items()]  # fmt: skip
-    # The playout's length is the table's, which is left out: its value counts instead.
-    digest = hashlib.sha256(repr((names, aid.playout)).encode())
+    # The playout's length is the table's, which is left out, and COSTLY names every ruleset:
+    # their values for this ruleset count instead.
+    digest = hashlib.sha256(repr((names, aid.playout, COSTLY.get(ruleset))).encode())
     for module in sorted(modules, key=lambda m: m.__name__):
-        without = frozenset({"LEVELS"}) if module is search_levels else frozenset()
+        without = frozenset({"LEVELS", "COSTLY"}) if module is search_levels else frozenset()
         digest.update(f"\0{module.__name__}\0{code_of(module, without)}".encode())
     return digest.hexdigest()[:12]
 

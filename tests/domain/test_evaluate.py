@@ -85,6 +85,18 @@ def test_the_side_with_more_material_is_favoured_alike(
     assert sum(white) == pytest.approx(1.0)
 
 
+def test_spacewar_favours_ships_nearer_the_enemy_motherships() -> None:
+    """Material alone would call these even, and a search on it keeps its ships home and
+    draws at the turn limit: a Gunboat at Black's Mothership's side counts more than one at
+    home, and a ship pressing from each side cancels out."""
+    # SW-8.1: the game is won by destroying both Motherships
+    home = spacewar_eval.evaluate(spacewar("Kb2,Ko2,Da2", "Kb11,Ko11"))
+    near = spacewar_eval.evaluate(spacewar("Kb2,Ko2,Da10", "Kb11,Ko11"))
+    assert 0.5 < home[0] < near[0]
+    both = spacewar_eval.evaluate(spacewar("Kb2,Ko2,Da10", "Kb11,Ko11,Da3"))
+    assert both[0] == pytest.approx(0.5)
+
+
 def test_yiora_s_secondary_games_score_each_seat_by_its_own_game() -> None:
     """Secondary Basic: four seats, two independent games (YI-8.3); White leads in game bsq,
     game wsq is even: seats 2 and 3 stay at a half each."""
