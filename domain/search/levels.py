@@ -4,7 +4,7 @@ Level 1 plays a uniformly random legal action; levels 2 to 5 search with `domain
 over budgets 2.4 to 4 times larger each step (UCT's strength grows roughly with the log of
 its iterations). The budgets are iterations, not seconds: the domain reads no clock, and the
 same seed then gives the same move on any machine. On a small machine (two cores) level 3
-takes 0.08 to 0.16 s a move and level 5 0.6 to 1.3 s (Spacewar's by a smaller budget,
+takes 0.07 to 0.16 s a move and level 5 0.5 to 1.1 s (Spacewar's by a smaller budget,
 COSTLY).
 
 Pure, like the rest of the domain: randomness comes from the integer seed through `SplitMix`.
