@@ -386,8 +386,9 @@ def table(records: Sequence[Record], entries: Sequence[Entry], args: argparse.Na
     tag_text = ", ".join(f"{name} {tag}" for name, tag in sorted(codes.items()))
     budgets = ", ".join(f"{lv.number} {lv.iterations}/{lv.playout_limit}" for lv in LEVELS)
     cuts = {e.ruleset: help_for(find_ruleset(e.ruleset)).playout for e in entries}
-    budgets += "".join(f"; {name}'s playouts {plies} plies at every level"
-                       for name, plies in sorted(cuts.items()) if plies)  # fmt: skip
+    for plies in sorted({p for p in cuts.values() if p}):
+        names = ", ".join(name for name, p in sorted(cuts.items()) if p == plies)
+        budgets += f"; playouts of {plies} plies at every level in {names}"
     note = (
         f"`{command(args)}` ({datetime.now(UTC):%Y-%m-%d %H:%M} UTC; the bots' code tags: "
         f"{tag_text}; levels' iterations/playout plies: {budgets}). "
