@@ -171,6 +171,8 @@ def attacked(b: Board, sq: int, by: int, q26: bool) -> bool:
 
 # The men of one side that attack by leaping, each with its step table, and along lines, each
 # with its line table: what `attacked` finds on the board, found once to test many cubes.
+# `attacked` keeps its own walk rather than calling `attacked_by(.., attackers(..))`: asked
+# once (check after each move, on the rules service's path) it stops at the first attacker.
 Attackers = tuple[list[tuple[int, list[bool]]], list[tuple[int, list[int]]]]
 
 
